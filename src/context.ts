@@ -1,0 +1,22 @@
+/**
+ * @module
+ * What a route handler receives, and the handler type itself.
+ */
+import type { Reply } from "./reply.ts";
+import type { RequestLike } from "./request.ts";
+import type { PetStore } from "./store.ts";
+
+/** Everything a route handler needs to answer one request. */
+export interface Context {
+  readonly request: RequestLike;
+  readonly url: URL;
+  /** Path parameters by name, e.g. `petId`. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly store: PetStore;
+  readonly maxBodyBytes: number;
+  /** The absolute URL the API is served under, e.g. `http://127.0.0.1:8080/v1`. */
+  readonly baseUrl: string;
+}
+
+/** Answers one matched request. */
+export type RouteHandler = (context: Context) => Promise<Reply>;

@@ -1,0 +1,22 @@
+/**
+ * @module
+ * `POST /pets` (createPet): validates the body, stores the pet, answers 201 with its `Location`.
+ */
+import type { Context } from "./context.ts";
+import type { Reply } from "./reply.ts";
+import { errorReply } from "./errors.ts";
+import { readJsonBody } from "./read-body.ts";
+import { jsonReply } from "./reply.ts";
+import { validateNewPet } from "./validate-new-pet.ts";
+
+const ACTION = "Cannot create pet";
+
+/** Answers `POST /pets`: 201 with the stored pet, or 400/413/415 naming what was wrong. */
+export async function createPet(context: Context): Promise<Reply> {
+  const body = await readJsonBody(context.request, context.maxBodyBytes, ACTION);
+  if (!body.ok) return body.reply;
+  const pet = validateNewPet(body.text);
+  if (!pet.ok) return errorReply("invalid_body", `${ACTION}: ${pet.issues.join("; ")}`);
+  const stored = await context.store.create(pet.value);
+  return jsonReply(201, stored, { location: `${context.baseUrl}/pets/${stored.id}` });
+}

@@ -1,0 +1,29 @@
+/**
+ * @module
+ * The Animal Store service: a web-standard core that turns a `Request` into a `Response`.
+ *
+ * ```ts
+ * import { createApp, createMemoryStore } from "./mod.ts";
+ * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"] });
+ * const response = await app.fetch(new Request("http://localhost/v1/pets", {
+ *   headers: { authorization: "Bearer secret" },
+ * }));
+ * ```
+ */
+export type { App, AppOptions, Handler } from "./app.ts";
+export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
+export type { ErrorBody, ErrorCode } from "./errors.ts";
+export { ERROR_STATUS } from "./errors.ts";
+export { createMemoryStore } from "./memory-store.ts";
+export type { NewPet, Pet, PetStatus } from "./pet.ts";
+export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
+export type { PetIndex } from "./pet-index.ts";
+export { addPet, createPetIndex, pageOf } from "./pet-index.ts";
+export type { Reply } from "./reply.ts";
+export { toResponse } from "./reply.ts";
+export type { RequestLike } from "./request.ts";
+export type { PageQuery, PetStore } from "./store.ts";
+export { StoreUnavailableError } from "./store.ts";
+export { LIMIT } from "./validate-list-query.ts";
+export { validateNewPet } from "./validate-new-pet.ts";
+export type { Validation } from "./validation.ts";

@@ -1,0 +1,13 @@
+/**
+ * @module
+ * The parts of an HTTP request the service reads. A Fetch API `Request` has them all; an adapter
+ * may pass a lighter object that builds them lazily.
+ */
+
+/** What the core reads from a request: method, absolute URL, headers and the body stream. */
+export interface RequestLike {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: { get(name: string): string | null };
+  readonly body: ReadableStream<Uint8Array> | null;
+}

@@ -1,0 +1,41 @@
+/**
+ * @module
+ * The result type every validator returns, and small helpers shared by them.
+ */
+
+/** A validated value, or every problem found, each naming the field and what was wrong. */
+export type Validation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string[] };
+
+/** A successful validation. */
+export function valid<T>(value: T): Validation<T> {
+  return { ok: true, value };
+}
+
+/** A failed validation with its issues. */
+export function invalid<T>(issues: string[]): Validation<T> {
+  return { ok: false, issues };
+}
+
+const CANONICAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/**
+ * The non-negative integer that `text` spells in plain decimal (no sign, no leading zero), or
+ * `undefined` when it spells anything else or a number too large to hold exactly.
+ */
+export function parseCanonicalInteger(text: string): number | undefined {
+  if (!CANONICAL_INTEGER.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** A short, quoted rendering of a value for an error message. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") {
+    const shown = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+    return JSON.stringify(shown);
+  }
+  return String(value);
+}
