@@ -1,0 +1,82 @@
+/**
+ * @module
+ * The standalone server's settings, read from the environment and mirrored by command-line flags
+ * (`--port 8080` or `--port=8080`; a flag wins over its variable).
+ */
+
+/** Which store the standalone server keeps pets in. */
+export type StoreKind = "file" | "memory";
+
+/** Everything the standalone server needs to start. */
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly apiKeys: readonly string[];
+  /** Whether `apiKeys` holds one key generated at start because none was configured. */
+  readonly keyGenerated: boolean;
+  readonly store: StoreKind;
+  readonly dataFile: string;
+}
+
+/** The settings, or every problem found in them. */
+export type ConfigResult = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: string[] };
+
+const FLAGS = new Map([
+  ["--port", "PORT"],
+  ["--host", "HOST"],
+  ["--api-keys", "API_KEYS"],
+  ["--store", "STORE"],
+  ["--data-file", "DATA_FILE"],
+]);
+
+/** Reads the settings from environment variables and command-line arguments. */
+export function readConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[]): ConfigResult {
+  const problems: string[] = [];
+  const settings = { ...env, ...flagSettings(args, problems) };
+  const portText = settings["PORT"] || "8080";
+  const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
+  if (port < 0 || port > 65535) problems.push(`PORT must be an integer from 0 to 65535, got "${portText}"`);
+  const store = settings["STORE"] || "file";
+  if (store !== "file" && store !== "memory") problems.push(`STORE must be "file" or "memory", got "${store}"`);
+  const configuredKeys = (settings["API_KEYS"] ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
+  if (configuredKeys.some((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key))) {
+    problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  const keyGenerated = configuredKeys.length === 0;
+  return {
+    ok: true,
+    config: {
+      port,
+      host: settings["HOST"] || "127.0.0.1",
+      apiKeys: keyGenerated ? [generateKey()] : configuredKeys,
+      keyGenerated,
+      store: store as StoreKind,
+      dataFile: settings["DATA_FILE"] || "data/pets.json",
+    },
+  };
+}
+
+function flagSettings(args: readonly string[], problems: string[]): Record<string, string> {
+  const settings: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const equals = arg.indexOf("=");
+    const flag = equals === -1 ? arg : arg.slice(0, equals);
+    const variable = FLAGS.get(flag);
+    if (variable === undefined) {
+      problems.push(`Unknown argument "${arg}"; known flags are ${[...FLAGS.keys()].join(", ")}`);
+      continue;
+    }
+    const value = equals === -1 ? args[++i] : arg.slice(equals + 1);
+    if (value === undefined) problems.push(`${flag} needs a value`);
+    else settings[variable] = value;
+  }
+  return settings;
+}
+
+/** A random API key: 32 bytes of randomness, base64url-encoded. */
+export function generateKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}

@@ -1,0 +1,60 @@
+/**
+ * @module
+ * The standalone server, whatever the runtime: read the settings, open the store, serve, print the
+ * base URL, and on SIGINT/SIGTERM finish in-flight requests, close the store and exit 0.
+ */
+import process from "node:process";
+import type { PetStore } from "../src/mod.ts";
+import type { Config } from "./config.ts";
+import type { Serve } from "./server.ts";
+import { createApp, createMemoryStore } from "../src/mod.ts";
+import { readConfig } from "./config.ts";
+
+/** How long shutdown waits for in-flight requests before exiting anyway. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
+/** Runs the standalone server with the given runtime's `serve`. */
+export async function start(serve: Serve): Promise<void> {
+  const result = readConfig(process.env, process.argv.slice(2));
+  if (!result.ok) return fail(result.problems);
+  const { config } = result;
+  const store = await openStore(config);
+  const server = await serve(createApp({ store, apiKeys: config.apiKeys }), {
+    port: config.port,
+    hostname: config.host,
+    onError: (error) => console.error("animal-store: unexpected error", error),
+  });
+  if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
+  console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error("animal-store: in-flight requests did not finish in time; exiting");
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    await server.close();
+    await store.close();
+    console.log("stopped");
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+async function openStore(config: Config): Promise<PetStore> {
+  if (config.store === "memory") return createMemoryStore();
+  return fail(["STORE=file is not available yet: the JSON-file store is still being built; use STORE=memory"]);
+}
+
+/** A host as it appears in a URL: IPv6 addresses in brackets. */
+function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+function fail(problems: readonly string[]): never {
+  for (const problem of problems) console.error(`animal-store: ${problem}`);
+  process.exit(2);
+}

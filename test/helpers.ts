@@ -1,0 +1,57 @@
+/**
+ * @module
+ * Helpers for the in-process tests: an app over a fresh memory store, and requests to it.
+ */
+import type { App, AppOptions, ErrorBody, Pet, PetStore } from "../src/mod.ts";
+import { createApp, createMemoryStore } from "../src/mod.ts";
+
+/** The key every test app accepts. */
+export const KEY = "test-key";
+
+/** Headers that authenticate with `KEY`. */
+export const AUTH: { readonly authorization: string } = { authorization: `Bearer ${KEY}` };
+
+/** An app over a fresh memory store (or the given one) accepting `KEY`. */
+export function testApp(options: Partial<AppOptions> = {}): App & { store: PetStore } {
+  const store = options.store ?? createMemoryStore();
+  return { ...createApp({ apiKeys: [KEY], ...options, store }), store };
+}
+
+/** Sends a request to an app; paths are relative to `http://pets.test`. */
+export function call(app: App, path: string, init: RequestInit = {}): Promise<Response> {
+  return app.fetch(new Request(`http://pets.test${path}`, init));
+}
+
+/** An authenticated GET. */
+export function get(app: App, path: string, headers: Record<string, string> = {}): Promise<Response> {
+  return call(app, path, { headers: { ...AUTH, ...headers } });
+}
+
+/** An authenticated `POST /v1/pets` with a JSON body (a string is sent as it is). */
+export function post(app: App, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return call(app, "/v1/pets", {
+    method: "POST",
+    headers: { ...AUTH, "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+/** Creates pets in order and returns them as stored. */
+export async function createPets(app: App, pets: readonly object[]): Promise<Pet[]> {
+  const created: Pet[] = [];
+  for (const pet of pets) created.push((await (await post(app, pet)).json()) as Pet);
+  return created;
+}
+
+/** Reads an error response, checking it is exactly the interface's error object for `status`. */
+export async function errorOf(response: Response): Promise<ErrorBody> {
+  const body = (await response.json()) as ErrorBody;
+  if (response.headers.get("content-type") !== "application/json") {
+    throw new Error(`Error response has Content-Type ${response.headers.get("content-type")}`);
+  }
+  const keys = Object.keys(body).sort().join(",");
+  if (keys !== "code,message,status" || body.status !== response.status || typeof body.message !== "string") {
+    throw new Error(`Not an error object for ${response.status}: ${JSON.stringify(body)}`);
+  }
+  return body;
+}

@@ -1,0 +1,10 @@
+import { expect, test } from "bun:test";
+import { createMemoryStore } from "../src/mod.ts";
+import { storeContract } from "./store-contract.ts";
+
+storeContract("memory", () => Promise.resolve(createMemoryStore()));
+
+test("memory store ids start at 1", async () => {
+  const store = createMemoryStore();
+  expect((await store.create({ name: "a", categoryId: 1 })).id).toBe(1);
+});
