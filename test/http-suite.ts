@@ -1,0 +1,199 @@
+/**
+ * @module
+ * The HTTP-level suite: what a client observes over the wire from the real standalone server.
+ * Written once and run for every runtime and store by `http.test.ts`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import type { Pet } from "../src/mod.ts";
+import type { Runtime, ServerProcess } from "./server-process.ts";
+import { startServer } from "./server-process.ts";
+
+/** The key the servers under test accept. */
+const KEY = "http-suite-key";
+const AUTH = { authorization: `Bearer ${KEY}` };
+const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
+
+/** Store settings for a server: `memory`, or `file` with a fresh data file. */
+export type StoreSetting = { readonly STORE: "memory" } | { readonly STORE: "file"; readonly DATA_FILE: string };
+
+/** Registers the HTTP suite for one runtime and store. */
+export function httpSuite(runtime: Runtime, store: () => StoreSetting): void {
+  describe(`HTTP on ${runtime} with the ${store().STORE} store`, () => {
+    let server: ServerProcess;
+    let base: string;
+    beforeAll(async () => {
+      server = await startServer(runtime, { API_KEYS: `other-key,${KEY}`, ...store() });
+      base = server.url;
+    }, 20_000);
+    afterAll(async () => {
+      await server?.stop("SIGKILL");
+    });
+
+    const create = async (pet: object) => fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
+
+    test("prints its base URL on start", () => {
+      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    });
+
+    test("POST /pets creates a pet; GET /pets/{id} and GET /pets return it", async () => {
+      const created = await create({ name: "Rex", categoryId: 7, status: "sold" });
+      expect(created.status).toBe(201);
+      const pet = (await created.json()) as Pet;
+      expect(pet).toEqual({ id: pet.id, name: "Rex", categoryId: 7, status: "sold" });
+      expect(created.headers.get("location")).toBe(`${base}/pets/${pet.id}`);
+
+      const fetched = await fetch(`${base}/pets/${pet.id}`, { headers: AUTH });
+      expect(fetched.status).toBe(200);
+      expect(await fetched.json()).toEqual(pet);
+      expect(fetched.headers.get("deprecation")).toBe("@1795305600");
+      expect(fetched.headers.get("sunset")).toBe("Thu, 05 Dec 2030 00:00:00 GMT");
+
+      const listed = (await (await fetch(`${base}/pets?status=sold&limit=100`, { headers: AUTH })).json()) as Pet[];
+      expect(listed).toContainEqual(pet);
+    });
+
+    test("answers JSON with Content-Type application/json and a correct Content-Length", async () => {
+      await create({ name: "Ünïcødé 🐶", categoryId: 1 });
+      const response = await fetch(`${base}/pets?limit=100`, { headers: AUTH });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect(response.headers.get("content-type")).toBe("application/json");
+      expect(response.headers.get("content-length")).toBe(String(bytes.byteLength));
+      expect(JSON.parse(new TextDecoder().decode(bytes))).toBeArray();
+    });
+
+    test("a missing key answers 401 with a Bearer challenge; a wrong one adds invalid_token", async () => {
+      const missing = await fetch(`${base}/pets`);
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="animal-store"');
+      expect(await missing.json()).toEqual({ code: "unauthorized", message: expect.any(String), status: 401 });
+      const wrong = await fetch(`${base}/pets`, { headers: { authorization: "bearer nope" } });
+      expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="animal-store", error="invalid_token"');
+    });
+
+    test("a wrong method answers 405 with Allow; an unknown path 404; both as error objects", async () => {
+      const wrongMethod = await fetch(`${base}/pets/1`, { method: "DELETE", headers: AUTH });
+      expect(wrongMethod.status).toBe(405);
+      expect(wrongMethod.headers.get("allow")).toBe("GET, HEAD");
+      expect(((await wrongMethod.json()) as { code: string }).code).toBe("method_not_allowed");
+      const unknown = await fetch(`${base}/nothing`, { headers: AUTH });
+      expect(unknown.status).toBe(404);
+      expect(((await unknown.json()) as { code: string }).code).toBe("not_found");
+    });
+
+    test("HEAD answers with GET's headers, its Content-Length and no body", async () => {
+      const getResponse = await fetch(`${base}/pets`, { headers: AUTH });
+      const length = (await getResponse.arrayBuffer()).byteLength;
+      const head = await fetch(`${base}/pets`, { method: "HEAD", headers: AUTH });
+      expect(head.status).toBe(200);
+      expect(head.headers.get("content-length")).toBe(String(length));
+      expect(head.headers.get("content-type")).toBe("application/json");
+      expect((await head.arrayBuffer()).byteLength).toBe(0);
+    });
+
+    test("bad bodies answer 400/415 error objects and store nothing", async () => {
+      const before = await countPets(base);
+      const broken = await fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name": "Rex", ' });
+      expect(broken.status).toBe(400);
+      expect(((await broken.json()) as { code: string }).code).toBe("invalid_body");
+      const huge = await fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name":"Rex","categoryId":9007199254740993}' });
+      expect(huge.status).toBe(400);
+      const text = await fetch(`${base}/pets`, { method: "POST", headers: { ...AUTH, "content-type": "text/plain" }, body: "{}" });
+      expect(text.status).toBe(415);
+      expect(await countPets(base)).toBe(before);
+    });
+
+    test("a 1 MiB upload answers 413 and the server keeps serving", async () => {
+      const body = JSON.stringify({ name: "x".repeat(1 << 20), categoryId: 1 });
+      const response = await fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body });
+      expect(response.status).toBe(413);
+      expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
+      expect((await fetch(`${base}/pets`, { headers: AUTH })).status).toBe(200);
+    });
+
+    test("100 concurrent creates all answer 201 with distinct ids", async () => {
+      const responses = await Promise.all(Array.from({ length: 100 }, (_, i) => create({ name: `c${i}`, categoryId: i })));
+      expect(responses.map((response) => response.status)).toEqual(Array(100).fill(201));
+      const ids = await Promise.all(responses.map(async (response) => ((await response.json()) as Pet).id));
+      expect(new Set(ids).size).toBe(100);
+    });
+
+    test("following Link rel=next walks every pet exactly once", async () => {
+      const expected = await countPets(base);
+      const seen: number[] = [];
+      let next: string | undefined = `${base}/pets?limit=7`;
+      while (next !== undefined) {
+        const response = await fetch(next, { headers: AUTH });
+        seen.push(...((await response.json()) as Pet[]).map((pet) => pet.id));
+        next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get("link") ?? "")?.[1];
+      }
+      expect(seen.length).toBe(expected);
+      expect(new Set(seen).size).toBe(seen.length);
+    });
+
+    test("a keep-alive connection survives an unread oversized body and a bad request", async () => {
+      const responses = await rawExchange(new URL(base), [
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 70000\r\n\r\n${"x".repeat(70000)}`,
+        `GET /v1/pets?limit=abc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+      ]);
+      expect(responses).toEqual(["413", "400", "200"]);
+    });
+  });
+}
+
+async function countPets(base: string): Promise<number> {
+  let count = 0;
+  let after = 0;
+  for (;;) {
+    const page = (await (await fetch(`${base}/pets?limit=100&after=${after}`, { headers: AUTH })).json()) as Pet[];
+    count += page.length;
+    if (page.length < 100) return count;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/**
+ * Sends raw HTTP/1.1 requests one after another on one connection and returns the status codes
+ * read back; a connection the server closes early yields fewer codes.
+ */
+function rawExchange(url: URL, requests: readonly string[], timeoutMs = 5000): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const statuses: string[] = [];
+    let buffer = "";
+    let sent = 0;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(statuses);
+    }, timeoutMs);
+    const sendNext = () => {
+      const request = requests[sent++];
+      if (request === undefined) {
+        clearTimeout(timer);
+        socket.end();
+        resolve(statuses);
+      } else {
+        socket.write(request);
+      }
+    };
+    socket.on("connect", sendNext);
+    socket.on("data", (chunk) => {
+      buffer += chunk.toString("latin1");
+      for (;;) {
+        const match = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n/.exec(buffer);
+        if (match === null) return;
+        const length = Number(/content-length: *(\d+)/i.exec(match[2]!)?.[1] ?? 0);
+        if (buffer.length < match[0].length + length) return;
+        buffer = buffer.slice(match[0].length + length);
+        statuses.push(match[1]!);
+        sendNext();
+      }
+    });
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(statuses);
+    });
+    socket.on("error", reject);
+  });
+}

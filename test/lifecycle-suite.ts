@@ -1,0 +1,59 @@
+/**
+ * @module
+ * The standalone server's run contract on one runtime: start-up output, settings, and graceful
+ * shutdown. Run for every runtime by `http.test.ts`.
+ */
+import { describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import type { Runtime } from "./server-process.ts";
+import { startServer } from "./server-process.ts";
+
+/** Registers the run-contract tests for one runtime. */
+export function lifecycleSuite(runtime: Runtime): void {
+  describe(`standalone server on ${runtime}`, () => {
+    test("without API_KEYS it prints a generated key that works, then the listening line", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "" });
+      try {
+        const key = /generated API key: (\S+)/.exec(server.output())?.[1];
+        expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        expect(server.output().indexOf("generated API key")).toBeLessThan(server.output().indexOf("listening on"));
+        expect((await fetch(`${server.url}/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("never prints a configured key", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "very-secret-key" });
+      await fetch(`${server.url}/pets`, { headers: { authorization: "Bearer very-secret-key" } });
+      await server.stop("SIGTERM");
+      expect(server.output()).not.toContain("very-secret-key");
+    }, 20_000);
+
+    test.each(["SIGTERM", "SIGINT"] as const)("on %s it finishes the in-flight request, then exits 0", async (signal) => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
+      const url = new URL(server.url);
+      const body = '{"name":"Late","categoryId":1}';
+      const socket = connect(Number(url.port), url.hostname);
+      let response = "";
+      socket.on("data", (chunk) => (response += chunk.toString()));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      await new Promise((resolve) => socket.on("connect", resolve));
+      socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+      await Bun.sleep(300);
+      const exited = server.stop(signal);
+      await Bun.sleep(300);
+      socket.write(body.slice(5));
+      await closed;
+      expect(response).toStartWith("HTTP/1.1 201");
+      expect(await exited).toBe(0);
+      expect(server.output()).toContain("stopped");
+    }, 20_000);
+
+    test("a bad setting stops the start with a message naming it and exit code 2", async () => {
+      const error = await startServer(runtime, { PORT: "eighty", STORE: "memory" }).catch((failure: Error) => failure);
+      expect(String(error)).toContain("exit code 2");
+      expect(String(error)).toContain('PORT must be an integer from 0 to 65535, got "eighty"');
+    }, 20_000);
+  });
+}

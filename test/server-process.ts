@@ -1,0 +1,56 @@
+/**
+ * @module
+ * Starts the standalone server as a child process (the real `npm run` command, without npm in the
+ * way of signals), reads the URL it prints, and stops it.
+ */
+import packageJson from "../package.json" with { type: "json" };
+
+/** A runtime the standalone server runs on, named by its npm script. */
+export type Runtime = "bun" | "deno" | "node";
+
+const SCRIPTS: Record<Runtime, keyof typeof packageJson.scripts> = { bun: "start", deno: "start:deno", node: "start:node" };
+
+/** A running server process. */
+export interface ServerProcess {
+  /** The base URL it printed, e.g. `http://127.0.0.1:40123/v1`. */
+  readonly url: string;
+  /** Everything it printed to stdout and stderr so far. */
+  output(): string;
+  /** Sends a signal and resolves with the exit code once the process has ended. */
+  stop(signal?: NodeJS.Signals): Promise<number>;
+}
+
+/** How long a server may take to print its URL. */
+const START_TIMEOUT_MS = 15_000;
+
+/** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
+export async function startServer(runtime: Runtime, env: Record<string, string>): Promise<ServerProcess> {
+  const [command = "", ...args] = packageJson.scripts[SCRIPTS[runtime]]!.split(" ");
+  const child = Bun.spawn([`node_modules/.bin/${command}`, ...args], {
+    env: { ...process.env, PORT: "0", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let output = "";
+  const collect = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) output += chunk;
+  };
+  void collect(child.stdout);
+  void collect(child.stderr);
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    child.kill(signal);
+    const code = await child.exited;
+    return code;
+  };
+  const started = Date.now();
+  for (;;) {
+    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+    if (url !== undefined) return { url, output: () => output, stop };
+    if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
+      child.kill("SIGKILL");
+      const code = await child.exited;
+      throw new Error(`${runtime} server did not start (exit code ${code}):\n${output}`);
+    }
+    await Bun.sleep(20);
+  }
+}
