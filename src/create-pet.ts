@@ -7,7 +7,7 @@ import type { Reply } from "./reply.ts";
 import { errorReply } from "./errors.ts";
 import { readJsonBody } from "./read-body.ts";
 import { jsonReply } from "./reply.ts";
-import { validateNewPet } from "./validate-new-pet.ts";
+import { validateNewPet } from "./validate-pet.ts";
 
 const ACTION = "Cannot create pet";
 

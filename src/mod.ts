@@ -25,5 +25,5 @@ export type { RequestLike } from "./request.ts";
 export type { PageQuery, PetStore } from "./store.ts";
 export { StoreUnavailableError } from "./store.ts";
 export { LIMIT } from "./validate-list-query.ts";
-export { validateNewPet } from "./validate-new-pet.ts";
+export { validateNewPet, validateStoredPet } from "./validate-pet.ts";
 export type { Validation } from "./validation.ts";

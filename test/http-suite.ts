@@ -123,7 +123,7 @@ export function httpSuite(runtime: Runtime, store: () => StoreSetting): void {
       const seen: number[] = [];
       let next: string | undefined = `${base}/pets?limit=7`;
       while (next !== undefined) {
-        const response = await fetch(next, { headers: AUTH });
+        const response: Response = await fetch(next, { headers: AUTH });
         seen.push(...((await response.json()) as Pet[]).map((pet) => pet.id));
         next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get("link") ?? "")?.[1];
       }

@@ -8,7 +8,8 @@ import packageJson from "../package.json" with { type: "json" };
 /** A runtime the standalone server runs on, named by its npm script. */
 export type Runtime = "bun" | "deno" | "node";
 
-const SCRIPTS: Record<Runtime, keyof typeof packageJson.scripts> = { bun: "start", deno: "start:deno", node: "start:node" };
+const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", node: "start:node" };
+const scripts: Record<string, string | undefined> = packageJson.scripts;
 
 /** A running server process. */
 export interface ServerProcess {
@@ -25,7 +26,7 @@ const START_TIMEOUT_MS = 15_000;
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
 export async function startServer(runtime: Runtime, env: Record<string, string>): Promise<ServerProcess> {
-  const [command = "", ...args] = packageJson.scripts[SCRIPTS[runtime]]!.split(" ");
+  const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").split(" ");
   const child = Bun.spawn([`node_modules/.bin/${command}`, ...args], {
     env: { ...process.env, PORT: "0", ...env },
     stdout: "pipe",
@@ -33,7 +34,8 @@ export async function startServer(runtime: Runtime, env: Record<string, string>)
   });
   let output = "";
   const collect = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) output += chunk;
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
   };
   void collect(child.stdout);
   void collect(child.stderr);

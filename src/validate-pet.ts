@@ -1,14 +1,16 @@
 /**
  * @module
- * The validator for the body of `POST /pets`: JSON text in, a clean `NewPet` or every problem out.
+ * The pet validators: the body of `POST /pets`, and a stored pet record (the same plus its id), each
+ * from JSON text to a clean value or every problem found.
  */
-import type { NewPet, PetStatus } from "./pet.ts";
-import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "./pet.ts";
+import type { NewPet, Pet, PetStatus } from "./pet.ts";
+import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 import { topLevelNumberLiterals } from "./number-literals.ts";
 import type { Validation } from "./validation.ts";
 import { describe, invalid, valid } from "./validation.ts";
 
-const FIELDS = new Set(["name", "categoryId", "status"]);
+const NEW_PET_FIELDS = new Set(["name", "categoryId", "status"]);
+const STORED_PET_FIELDS = new Set(["id", ...NEW_PET_FIELDS]);
 const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
 const STATUS_LIST = PET_STATUSES.map((status) => `"${status}"`).join(", ");
 
@@ -17,23 +19,51 @@ export function validateNewPet(text: string): Validation<NewPet> {
   if (text.trim() === "") {
     return invalid(['body is empty; send a JSON object with "name" and "categoryId"']);
   }
-  let body: unknown;
+  const body = parseObject(text, "body");
+  if (!body.ok) return body;
+  return checkFields(body.value, text, NEW_PET_FIELDS, []);
+}
+
+/** Parses and checks a stored pet record: a new pet's fields plus a positive integer `id`. */
+export function validateStoredPet(text: string): Validation<Pet> {
+  const record = parseObject(text, "record");
+  if (!record.ok) return record;
+  const id = record.value["id"];
+  const idProblems = typeof id === "number" && Number.isSafeInteger(id) && id > 0
+    ? []
+    : [`"id" must be a positive integer, got ${describe(id)}`];
+  const pet = checkFields(record.value, text, STORED_PET_FIELDS, idProblems);
+  return pet.ok ? valid(withId(id as number, pet.value)) : pet;
+}
+
+function parseObject(text: string, what: string): Validation<Record<string, unknown>> {
+  let value: unknown;
   try {
-    body = JSON.parse(text);
+    value = JSON.parse(text);
   } catch (error) {
-    return invalid([`body is not valid JSON (${(error as Error).message})`]);
+    return invalid([`${what} is not valid JSON (${(error as Error).message})`]);
   }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    return invalid([`body must be a JSON object, got ${describe(body)}`]);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return invalid([`${what} must be a JSON object, got ${describe(value)}`]);
   }
-  const fields = body as Record<string, unknown>;
-  const problems = [
-    ...Object.keys(fields).filter((key) => !FIELDS.has(key)).map(unknownFieldProblem),
+  return valid(value as Record<string, unknown>);
+}
+
+/** Checks the new-pet fields of an object, refusing fields not in `known`; `problems` come first. */
+function checkFields(
+  fields: Record<string, unknown>,
+  text: string,
+  known: ReadonlySet<string>,
+  problems: readonly string[],
+): Validation<NewPet> {
+  const all = [
+    ...problems,
+    ...Object.keys(fields).filter((key) => !known.has(key)).map(unknownFieldProblem),
     nameProblem(fields["name"]),
     categoryIdProblem(fields["categoryId"], text),
     statusProblem(fields["status"]),
   ].filter((problem) => problem !== undefined);
-  if (problems.length > 0) return invalid(problems);
+  if (all.length > 0) return invalid(all);
 
   const name = fields["name"] as string;
   const categoryId = fields["categoryId"] as number;
