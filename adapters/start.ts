@@ -9,6 +9,7 @@ import type { Config } from "./config.ts";
 import type { Serve } from "./server.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
 import { readConfig } from "./config.ts";
+import { openJsonFileStore } from "./json-file-store.ts";
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -46,7 +47,11 @@ export async function start(serve: Serve): Promise<void> {
 
 async function openStore(config: Config): Promise<PetStore> {
   if (config.store === "memory") return createMemoryStore();
-  return fail(["STORE=file is not available yet: the JSON-file store is still being built; use STORE=memory"]);
+  try {
+    return await openJsonFileStore(config.dataFile);
+  } catch (error) {
+    return fail([error instanceof Error ? error.message : String(error)], 1);
+  }
 }
 
 /** A host as it appears in a URL: IPv6 addresses in brackets. */
@@ -54,7 +59,8 @@ function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-function fail(problems: readonly string[]): never {
+/** Prints each problem and exits: 2 for bad settings, 1 for a store that cannot open. */
+function fail(problems: readonly string[], exitCode = 2): never {
   for (const problem of problems) console.error(`animal-store: ${problem}`);
-  process.exit(2);
+  process.exit(exitCode);
 }

@@ -1,0 +1,206 @@
+/**
+ * @module
+ * A store that keeps pets in a JSON Lines file (see `pet-journal.ts`), durable and crash-safe.
+ *
+ * - A create resolves only once its line is written and fsync'd. Creates that arrive while a write
+ *   is in flight wait and go out together in the next write (group commit): one fsync for many.
+ * - Records are appended, never rewritten; pets are never updated or deleted, so the file holds no
+ *   dead records and needs no compaction.
+ * - After a failed write or fsync the store never retries (the kernel may have dropped the data
+ *   and report success the second time): it cuts the file back to the last acknowledged size and
+ *   refuses further creates until a restart reloads the file.
+ * - A lock file keeps a second process from writing the same file.
+ */
+import type { FileHandle } from "node:fs/promises";
+import { mkdir, open, rename, stat } from "node:fs/promises";
+import { dirname } from "node:path";
+import type { NewPet, Pet, PetIndex, PetStore } from "../src/mod.ts";
+import { addPet, createPetIndex, pageOf, StoreUnavailableError, withId } from "../src/mod.ts";
+import type { FileLock } from "./file-lock.ts";
+import { acquireLock, errorCode } from "./file-lock.ts";
+import { JOURNAL_HEADER, readJournal } from "./pet-journal.ts";
+
+/** Options of the JSON-file store. */
+export interface JsonFileStoreOptions {
+  /** Where the opening and closing lines and warnings go. Default `console`. */
+  readonly logger?: Pick<Console, "info" | "warn">;
+}
+
+interface PendingCreate {
+  readonly pet: Pet;
+  readonly resolve: (pet: Pet) => void;
+  readonly reject: (error: Error) => void;
+}
+
+const encoder = new TextEncoder();
+
+/** Opens (creating it and its folder if needed) the data file at `path` and loads every pet. */
+export async function openJsonFileStore(path: string, options: JsonFileStoreOptions = {}): Promise<PetStore> {
+  const logger = options.logger ?? console;
+  const started = performance.now();
+  await createFolder(path);
+  const lock = await acquireLock(`${path}.lock`, `open ${path}`);
+  try {
+    const index = createPetIndex();
+    const file = await openJournal(path);
+    const size = await loadJournal(file, path, (pet) => addPet(index, pet), logger);
+    const elapsed = Math.round(performance.now() - started);
+    logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
+    return journalStore(path, file, size, index, lock, logger);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
+}
+
+async function createFolder(path: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true });
+  } catch (error) {
+    throw new Error(`Cannot open ${path}: its folder ${dirname(path)} cannot be created (${describeError(error)})`);
+  }
+}
+
+/** Opens the data file for reading and writing; a missing one is created with its header, atomically. */
+async function openJournal(path: string): Promise<FileHandle> {
+  try {
+    await stat(path);
+  } catch (error) {
+    if (errorCode(error) !== "ENOENT") throw error;
+    const temp = `${path}.new`;
+    await writeDurably(temp, encoder.encode(`${JOURNAL_HEADER}\n`));
+    await rename(temp, path);
+    await syncFolder(dirname(path));
+  }
+  return open(path, "r+");
+}
+
+/** Reads the file into the index and repairs its end; resolves with the size new records go after. */
+async function loadJournal(
+  file: FileHandle,
+  path: string,
+  onPet: (pet: Pet) => void,
+  logger: Pick<Console, "warn">,
+): Promise<number> {
+  const contents = await readJournal(file, path, onPet);
+  let size = contents.size;
+  if (size === 0) {
+    size = await writeAt(file, `${JOURNAL_HEADER}\n`, 0);
+  } else if (contents.newlineMissing) {
+    size += await writeAt(file, "\n", size);
+  } else if (contents.tornTail !== undefined) {
+    const saved = `${path}.torn-${Date.now()}`;
+    await writeDurably(saved, contents.tornTail.bytes);
+    await file.truncate(size);
+    logger.warn(
+      `${path}: dropped a torn record at line ${contents.tornTail.line} (${contents.tornTail.bytes.length} bytes, ` +
+        `saved to ${saved}); the previous run stopped in the middle of writing it, before acknowledging it`,
+    );
+  }
+  await file.sync();
+  return size;
+}
+
+function journalStore(
+  path: string,
+  file: FileHandle,
+  committedSize: number,
+  index: PetIndex,
+  lock: FileLock,
+  logger: Pick<Console, "info">,
+): PetStore {
+  let lastId = index.all[index.all.length - 1]?.id ?? 0;
+  let pending: PendingCreate[] = [];
+  let flushing: Promise<void> | undefined;
+  let failure: StoreUnavailableError | undefined;
+  let closed = false;
+
+  async function flush(): Promise<void> {
+    while (pending.length > 0 && failure === undefined) {
+      const batch = pending;
+      pending = [];
+      await writeBatch(batch);
+    }
+    flushing = undefined;
+  }
+
+  async function writeBatch(batch: readonly PendingCreate[]): Promise<void> {
+    const lines = batch.map((entry) => `${JSON.stringify(entry.pet)}\n`).join("");
+    try {
+      const written = await writeAt(file, lines, committedSize);
+      await file.datasync();
+      committedSize += written;
+    } catch (error) {
+      failure = new StoreUnavailableError(
+        `the data file could not be written (${describeError(error)}); no pet can be created until the server restarts`,
+      );
+      await file.truncate(committedSize).catch(() => {}); // best effort: a torn tail is dropped on load anyway
+      for (const entry of [...batch, ...pending]) entry.reject(failure);
+      pending = [];
+      return;
+    }
+    for (const entry of batch) {
+      addPet(index, entry.pet);
+      entry.resolve(entry.pet);
+    }
+  }
+
+  return {
+    create(pet: NewPet): Promise<Pet> {
+      if (failure !== undefined) return Promise.reject(failure);
+      if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
+      lastId += 1;
+      const stored = withId(lastId, pet);
+      return new Promise((resolve, reject) => {
+        pending.push({ pet: stored, resolve, reject });
+        flushing ??= flush();
+      });
+    },
+    get: (id) => Promise.resolve(index.byId.get(id)),
+    list: (query) => Promise.resolve(pageOf(index, query)),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await flushing;
+      await file.close();
+      await lock.release();
+      logger.info(`closed ${path}: ${index.all.length} pets`);
+    },
+  };
+}
+
+/** Writes all of `text` at `position`, resolving with the byte count; short writes continue. */
+async function writeAt(file: FileHandle, text: string, position: number): Promise<number> {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, position + offset);
+    if (bytesWritten === 0) throw new Error("the disk accepted no more bytes");
+    offset += bytesWritten;
+  }
+  return bytes.length;
+}
+
+/** Creates (or replaces) a file holding `bytes`, fsync'd before this resolves. */
+async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
+  const handle = await open(path, "w");
+  try {
+    await handle.write(bytes, 0, bytes.length, 0);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function describeError(error: unknown): string {
+  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
+}

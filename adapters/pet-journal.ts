@@ -1,0 +1,110 @@
+/**
+ * @module
+ * The data file's format, and reading it back.
+ *
+ * The file is JSON Lines: a header line naming the format and version, then one pet per line in
+ * ascending id order, each written whole with its newline before it is acknowledged:
+ *
+ * ```
+ * {"format":"animal-store-pets","version":1}
+ * {"id":1,"name":"Rex","categoryId":3,"status":"available"}
+ * {"id":2,"name":"Tom","categoryId":1}
+ * ```
+ */
+import type { FileHandle } from "node:fs/promises";
+import type { Pet } from "../src/mod.ts";
+import { validateStoredPet } from "../src/mod.ts";
+
+/** The first line of every data file, without its newline. */
+export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';
+
+/** What reading a data file found. */
+export interface JournalContents {
+  /** How many bytes of the file hold whole lines: where the next record goes. */
+  readonly size: number;
+  /** Whether the last line is whole but lacks its newline (as after a hand edit): add it before appending. */
+  readonly newlineMissing: boolean;
+  /** Bytes after the last whole line that are not JSON: a record torn by a crash mid-write. */
+  readonly tornTail?: { readonly line: number; readonly bytes: Uint8Array };
+}
+
+const CHUNK_BYTES = 4 * 1024 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * Reads a data file, handing each pet to `onPet` in order. Rejects, naming the file and line, on
+ * anything but a torn final line: a bad header, a line that is not a valid pet, ids out of order.
+ * An empty file reads as size 0, to be given a header.
+ */
+export async function readJournal(file: FileHandle, path: string, onPet: (pet: Pet) => void): Promise<JournalContents> {
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  let lineNumber = 0;
+  let lastId = 0;
+  let size = 0;
+  let carry = new Uint8Array(0);
+  const damaged = (problem: string) => new Error(`Cannot load ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
+
+  const readLine = (bytes: Uint8Array) => {
+    lineNumber++;
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      throw damaged("is not valid UTF-8");
+    }
+    if (lineNumber === 1) return checkHeader(text, damaged);
+    const pet = validateStoredPet(text);
+    if (!pet.ok) throw damaged(`is not a valid pet: ${pet.issues.join("; ")}`);
+    if (pet.value.id <= lastId) throw damaged(`has id ${pet.value.id}, not above the previous id ${lastId}`);
+    lastId = pet.value.id;
+    onPet(pet.value);
+  };
+
+  const buffer = new Uint8Array(CHUNK_BYTES);
+  for (;;) {
+    const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, null);
+    if (bytesRead === 0) break;
+    const chunk = concat(carry, buffer.subarray(0, bytesRead));
+    let start = 0;
+    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
+      readLine(chunk.subarray(start, end));
+      size += end + 1 - start;
+      start = end + 1;
+    }
+    carry = chunk.slice(start);
+  }
+  if (carry.length === 0) return { size, newlineMissing: false };
+  // A crash mid-write leaves a prefix of a JSON object, which never parses; anything that does
+  // parse is a whole line and is read (and judged) like the others.
+  if (!parsesAsJson(carry)) return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry } };
+  readLine(carry);
+  return { size: size + carry.length, newlineMissing: true };
+}
+
+function parsesAsJson(bytes: Uint8Array): boolean {
+  try {
+    JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkHeader(text: string, damaged: (problem: string) => Error): void {
+  let header: { format?: unknown; version?: unknown } | undefined;
+  try {
+    header = JSON.parse(text) as typeof header;
+  } catch {
+    header = undefined;
+  }
+  if (header?.format !== "animal-store-pets") throw damaged(`is not the animal-store header ${JOURNAL_HEADER}`);
+  if (header.version !== 1) throw damaged(`names format version ${JSON.stringify(header.version)}; this server reads version 1`);
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b;
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
