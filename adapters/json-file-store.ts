@@ -40,14 +40,16 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   const started = performance.now();
   await createFolder(path);
   const lock = await acquireLock(`${path}.lock`, `open ${path}`);
+  let file: FileHandle | undefined;
   try {
     const index = createPetIndex();
-    const file = await openJournal(path);
+    file = await openJournal(path);
     const size = await loadJournal(file, path, (pet) => addPet(index, pet), logger);
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
     return journalStore(path, file, size, index, lock, logger);
   } catch (error) {
+    await file?.close();
     await lock.release();
     throw error;
   }

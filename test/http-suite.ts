@@ -8,22 +8,21 @@ import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime, ServerProcess } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
 
 /** The key the servers under test accept. */
 const KEY = "http-suite-key";
 const AUTH = { authorization: `Bearer ${KEY}` };
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
-/** Store settings for a server: `memory`, or `file` with a fresh data file. */
-export type StoreSetting = { readonly STORE: "memory" } | { readonly STORE: "file"; readonly DATA_FILE: string };
-
-/** Registers the HTTP suite for one runtime and store. */
-export function httpSuite(runtime: Runtime, store: () => StoreSetting): void {
-  describe(`HTTP on ${runtime} with the ${store().STORE} store`, () => {
+/** Registers the HTTP suite for one runtime and store (a file store gets a fresh data file). */
+export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
+  describe(`HTTP on ${runtime} with the ${store} store`, () => {
     let server: ServerProcess;
     let base: string;
     beforeAll(async () => {
-      server = await startServer(runtime, { API_KEYS: `other-key,${KEY}`, ...store() });
+      const storeSettings = store === "file" ? { STORE: "file", DATA_FILE: tempDataFile() } : { STORE: "memory" };
+      server = await startServer(runtime, { API_KEYS: `other-key,${KEY}`, ...storeSettings });
       base = server.url;
     }, 20_000);
     afterAll(async () => {

@@ -1,5 +1,8 @@
+import { durabilitySuite } from "./durability-suite.ts";
 import { httpSuite } from "./http-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
 
-httpSuite("bun", () => ({ STORE: "memory" }));
+httpSuite("bun", "memory");
+httpSuite("bun", "file");
 lifecycleSuite("bun");
+durabilitySuite("bun");

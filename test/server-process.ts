@@ -19,15 +19,28 @@ export interface ServerProcess {
   output(): string;
   /** Sends a signal and resolves with the exit code once the process has ended. */
   stop(signal?: NodeJS.Signals): Promise<number>;
+  /** Resolves with the exit code once the process has ended by itself. */
+  readonly exited: Promise<number>;
 }
 
 /** How long a server may take to print its URL. */
 const START_TIMEOUT_MS = 15_000;
 
+/** Extra ways to start a server. */
+export interface StartOptions {
+  /** Caps the size of any file the server writes (`ulimit -f`), to stand in for a full disk. */
+  readonly maxFileKiB?: number;
+}
+
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
-export async function startServer(runtime: Runtime, env: Record<string, string>): Promise<ServerProcess> {
+export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
   const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").split(" ");
-  const child = Bun.spawn([`node_modules/.bin/${command}`, ...args], {
+  const argv = [`node_modules/.bin/${command}`, ...args];
+  // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
+  const limited = options.maxFileKiB === undefined
+    ? argv
+    : ["bash", "-c", `trap '' XFSZ; ulimit -f ${options.maxFileKiB}; exec "$@"`, "bash", ...argv];
+  const child = Bun.spawn(limited, {
     env: { ...process.env, PORT: "0", ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -47,7 +60,7 @@ export async function startServer(runtime: Runtime, env: Record<string, string>)
   const started = Date.now();
   for (;;) {
     const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-    if (url !== undefined) return { url, output: () => output, stop };
+    if (url !== undefined) return { url, output: () => output, stop, exited: child.exited };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
       child.kill("SIGKILL");
       const code = await child.exited;

@@ -1,0 +1,132 @@
+/**
+ * @module
+ * What the JSON-file store promises over the wire, with real processes: pets survive restarts and
+ * `kill -9`, and a full disk never costs an acknowledged pet. Run for every runtime by `http.test.ts`.
+ */
+import { describe, expect, test } from "bun:test";
+import { readFileSync, statSync } from "node:fs";
+import type { Pet } from "../src/mod.ts";
+import type { Runtime } from "./server-process.ts";
+import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
+
+const KEY = "durability-key";
+const AUTH = { authorization: `Bearer ${KEY}` };
+const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
+
+async function allPets(base: string): Promise<Pet[]> {
+  const pets: Pet[] = [];
+  for (;;) {
+    const page = (await (await fetch(`${base}/pets?limit=100&after=${pets.at(-1)?.id ?? 0}`, { headers: AUTH })).json()) as Pet[];
+    pets.push(...page);
+    if (page.length < 100) return pets;
+  }
+}
+
+function create(base: string, pet: object): Promise<Response> {
+  return fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
+}
+
+/** Registers the durability tests for one runtime. */
+export function durabilitySuite(runtime: Runtime): void {
+  describe(`JSON-file store durability on ${runtime}`, () => {
+    test("pets survive a graceful restart, and new ids continue after them", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const first = await startServer(runtime, env);
+      const created = (await (await create(first.url, { name: "Rex", categoryId: 1, status: "sold" })).json()) as Pet;
+      expect(await first.stop("SIGTERM")).toBe(0);
+      const second = await startServer(runtime, env);
+      try {
+        expect(await allPets(second.url)).toEqual([created]);
+        const next = (await (await create(second.url, { name: "Tom", categoryId: 2 })).json()) as Pet;
+        expect(next.id).toBeGreaterThan(created.id);
+      } finally {
+        await second.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("after kill -9 at any moment, every acknowledged pet is there and ids never collide", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const acknowledged = new Map<number, Pet>();
+      for (let round = 0; round < 3; round++) {
+        const server = await startServer(runtime, env);
+        const known = await allPets(server.url);
+        for (const pet of acknowledged.values()) expect(known).toContainEqual(pet);
+        let running = true;
+        const worker = async (w: number) => {
+          for (let i = 0; running; i++) {
+            const pet = { name: `r${round}w${w}i${i}`, categoryId: i, status: "pending" };
+            const response = await create(server.url, pet).catch(() => undefined);
+            if (response?.status === 201) {
+              const stored = (await response.json().catch(() => undefined)) as Pet | undefined;
+              if (stored !== undefined) {
+                expect(acknowledged.has(stored.id)).toBe(false);
+                acknowledged.set(stored.id, stored);
+              }
+            }
+          }
+        };
+        const workers = Array.from({ length: 8 }, (_, w) => worker(w));
+        await Bun.sleep(150 + Math.random() * 300);
+        await server.stop("SIGKILL");
+        running = false;
+        await Promise.all(workers);
+      }
+      const last = await startServer(runtime, env);
+      try {
+        const pets = await allPets(last.url);
+        for (const pet of acknowledged.values()) expect(pets).toContainEqual(pet);
+        expect(acknowledged.size).toBeGreaterThan(0);
+      } finally {
+        await last.stop("SIGKILL");
+      }
+    }, 60_000);
+
+    test("a full disk answers 503 without losing or tearing any acknowledged pet", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const full = await startServer(runtime, env, { maxFileKiB: 4 });
+      const acknowledged: Pet[] = [];
+      let refused: Response | undefined;
+      for (let i = 0; i < 200 && refused === undefined; i++) {
+        const batch = await Promise.all(Array.from({ length: 4 }, (_, j) => create(full.url, { name: `pet number ${i}-${j}`, categoryId: i })));
+        for (const response of batch) {
+          if (response.status === 201) acknowledged.push((await response.json()) as Pet);
+          else refused = response;
+        }
+      }
+      expect(acknowledged.length).toBeGreaterThan(10);
+      expect(refused?.status).toBe(503);
+      const error = (await refused!.json()) as { code: string; message: string };
+      expect(error.code).toBe("service_unavailable");
+      expect(error.message).toContain("the data file could not be written");
+      expect((await create(full.url, { name: "later", categoryId: 1 })).status).toBe(503);
+      expect((await fetch(`${full.url}/pets?limit=1`, { headers: AUTH })).status).toBe(200);
+      await full.stop("SIGTERM");
+
+      const content = readFileSync(env.DATA_FILE, "utf8");
+      expect(content.endsWith("\n")).toBe(true);
+      expect(statSync(env.DATA_FILE).size).toBeLessThanOrEqual(4096);
+      const restarted = await startServer(runtime, env);
+      try {
+        const pets = await allPets(restarted.url);
+        for (const pet of acknowledged) expect(pets).toContainEqual(pet);
+        expect((await create(restarted.url, { name: "after", categoryId: 1 })).status).toBe(201);
+        expect(restarted.output()).not.toContain("torn");
+      } finally {
+        await restarted.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("a second server on the same data file is refused with a clear message", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const first = await startServer(runtime, env);
+      try {
+        const second = await startServer(runtime, env).catch((error: Error) => error);
+        expect(String(second)).toContain("exit code 1");
+        expect(String(second)).toContain(`Cannot open ${env.DATA_FILE}: it is in use by process`);
+      } finally {
+        await first.stop("SIGKILL");
+      }
+    }, 30_000);
+  });
+}

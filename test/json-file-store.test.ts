@@ -1,0 +1,169 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { openJsonFileStore } from "../adapters/json-file-store.ts";
+import { storeContract } from "./store-contract.ts";
+import { tempDataFile, tempFolder } from "./temp.ts";
+
+const HEADER = '{"format":"animal-store-pets","version":1}\n';
+
+/** A logger that records what the store says. */
+function recorder() {
+  const lines: string[] = [];
+  return { lines, logger: { info: (line: string) => lines.push(line), warn: (line: string) => lines.push(`WARN ${line}`) } };
+}
+const quiet = { info: () => {}, warn: () => {} };
+
+storeContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
+
+describe("JSON-file store", () => {
+  test("pets survive a reopen with the same ids and fields, and new ids continue after them", async () => {
+    const path = tempDataFile();
+    const first = await openJsonFileStore(path, { logger: quiet });
+    const a = await first.create({ name: "Rex", categoryId: 3, status: "sold" });
+    const b = await first.create({ name: "Tom", categoryId: -1 });
+    await first.close();
+    const second = await openJsonFileStore(path, { logger: quiet });
+    expect(await second.list({ limit: 10, after: 0 })).toEqual([a, b]);
+    const c = await second.create({ name: "Kit", categoryId: 1 });
+    expect(c.id).toBeGreaterThan(b.id);
+    await second.close();
+  });
+
+  test("the file is readable JSON Lines: a header, then one pet per line", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    await store.create({ name: "Rex", categoryId: 3, status: "available" });
+    await store.create({ name: "Tom", categoryId: 1 });
+    await store.close();
+    expect(readFileSync(path, "utf8")).toBe(
+      `${HEADER}{"id":1,"name":"Rex","categoryId":3,"status":"available"}\n{"id":2,"name":"Tom","categoryId":1}\n`,
+    );
+  });
+
+  test("a create resolves only after its line is in the file", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    const pets = await Promise.all([1, 2, 3].map((i) => store.create({ name: `p${i}`, categoryId: i })));
+    const lines = readFileSync(path, "utf8").trim().split("\n").slice(1);
+    expect(lines.map((line) => JSON.parse(line))).toEqual(pets);
+    await store.close();
+  });
+
+  test("a missing folder is created; opening and closing log one line each", async () => {
+    const path = join(tempFolder(), "deep", "er", "pets.json");
+    const { lines, logger } = recorder();
+    const store = await openJsonFileStore(path, { logger });
+    await store.close();
+    expect(existsSync(path)).toBe(true);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toStartWith(`opened ${path}: 0 pets loaded`);
+    expect(lines[1]).toBe(`closed ${path}: 0 pets`);
+  });
+
+  test("a folder that cannot be created stops the open with an error naming it", async () => {
+    const blocker = join(tempFolder(), "not-a-folder");
+    writeFileSync(blocker, "");
+    const path = join(blocker, "pets.json");
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot open ${path}: its folder ${blocker} cannot be created`);
+  });
+
+  test("an empty file is given a header", async () => {
+    const path = tempDataFile();
+    writeFileSync(path, "");
+    const store = await openJsonFileStore(path, { logger: quiet });
+    await store.create({ name: "Rex", categoryId: 1 });
+    await store.close();
+    expect(readFileSync(path, "utf8")).toBe(`${HEADER}{"id":1,"name":"Rex","categoryId":1}\n`);
+  });
+});
+
+describe("JSON-file store with a damaged file", () => {
+  const good = `${HEADER}{"id":1,"name":"Rex","categoryId":1}\n{"id":2,"name":"Tom","categoryId":2,"status":"sold"}\n`;
+
+  test("a torn final record is dropped with a warning, saved aside, and the file appends cleanly", async () => {
+    const path = tempDataFile();
+    writeFileSync(path, `${good}{"id":3,"name":"Ki`);
+    const { lines, logger } = recorder();
+    const store = await openJsonFileStore(path, { logger });
+    expect((await store.list({ limit: 10, after: 0 })).map((pet) => pet.id)).toEqual([1, 2]);
+    expect(lines.find((line) => line.startsWith("WARN"))).toContain(`${path}: dropped a torn record at line 4`);
+    await store.create({ name: "Kim", categoryId: 3 });
+    await store.close();
+    expect(readFileSync(path, "utf8")).toBe(`${good}{"id":3,"name":"Kim","categoryId":3}\n`);
+    const saved = readdirSync(join(path, "..")).find((name) => name.startsWith("pets.json.torn-"));
+    expect(readFileSync(join(path, "..", saved!), "utf8")).toBe('{"id":3,"name":"Ki');
+  });
+
+  test("a whole last record without its newline is kept", async () => {
+    const path = tempDataFile();
+    writeFileSync(path, good.trimEnd());
+    const store = await openJsonFileStore(path, { logger: quiet });
+    await store.create({ name: "Kim", categoryId: 3 });
+    await store.close();
+    expect(readFileSync(path, "utf8")).toBe(`${good}{"id":3,"name":"Kim","categoryId":3}\n`);
+  });
+
+  test.each([
+    ["garbage in the middle", `${HEADER}{"id":1,"name":"Rex","categoryId":1}\nnot json\n{"id":3,"name":"Kim","categoryId":3}\n`, "line 3 is not a valid pet: record is not valid JSON"],
+    ["an unknown format version", '{"format":"animal-store-pets","version":2}\n', "line 1 names format version 2; this server reads version 1"],
+    ["a file of another format", '{"some":"thing"}\n', "line 1 is not the animal-store header"],
+    ["a record with an invalid status", `${HEADER}{"id":1,"name":"Rex","categoryId":1,"status":"lost"}\n`, 'line 2 is not a valid pet: "status" must be one of'],
+    ["a record without an id", `${HEADER}{"name":"Rex","categoryId":1}\n`, 'line 2 is not a valid pet: "id" must be a positive integer'],
+    ["ids out of order", `${HEADER}{"id":2,"name":"Rex","categoryId":1}\n{"id":2,"name":"Tom","categoryId":1}\n`, "line 3 has id 2, not above the previous id 2"],
+    ["a complete but invalid last line", `${HEADER}{"id":1,"name":"","categoryId":1}`, 'line 2 is not a valid pet: "name" must not be empty'],
+    ["bytes that are not UTF-8", `${HEADER}{"id":1,"name":"\xff","categoryId":1}\n`, "line 2 is not valid UTF-8"],
+  ])("%s stops the open naming file and line, and leaves the file untouched", async (_, content, message) => {
+    const path = tempDataFile();
+    const bytes = content.includes("\xff") ? Buffer.from(content, "latin1") : Buffer.from(content);
+    writeFileSync(path, bytes);
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: ${message}`);
+    expect(readFileSync(path).equals(bytes)).toBe(true);
+    expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+});
+
+describe("JSON-file store lock", () => {
+  test("a second open of the same file is refused while the first holds it, and allowed after close", async () => {
+    const path = tempDataFile();
+    const first = await openJsonFileStore(path, { logger: quiet });
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow("it is already open in this process");
+    await first.close();
+    expect(existsSync(`${path}.lock`)).toBe(false);
+    await (await openJsonFileStore(path, { logger: quiet })).close();
+  });
+
+  test("a lock held by another live process is refused, naming that process", async () => {
+    const path = tempDataFile();
+    const holder = Bun.spawn(["sleep", "10"]);
+    try {
+      writeFileSync(`${path}.lock`, `${holder.pid}\n`);
+      await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`it is in use by process ${holder.pid}`);
+    } finally {
+      holder.kill();
+    }
+  });
+
+  test("a stale lock left by a dead process is taken over", async () => {
+    const path = tempDataFile();
+    const dead = Bun.spawn(["true"]);
+    await dead.exited;
+    writeFileSync(`${path}.lock`, `${dead.pid}\n`);
+    const store = await openJsonFileStore(path, { logger: quiet });
+    expect(readFileSync(`${path}.lock`, "utf8").trim()).toBe(String(process.pid));
+    await store.close();
+  });
+
+  test("of several processes racing for a stale lock, exactly one wins", async () => {
+    for (let round = 0; round < 3; round++) {
+      const path = tempDataFile();
+      const dead = Bun.spawn(["true"]);
+      await dead.exited;
+      writeFileSync(`${path}.lock`, `${dead.pid}\n`);
+      const racers = Array.from({ length: 4 }, () =>
+        Bun.spawn([process.execPath, "test/fixtures/open-store.ts", path], { stdout: "pipe", stderr: "pipe" }));
+      const outcomes = await Promise.all(racers.map((racer) => new Response(racer.stdout).text()));
+      expect(outcomes.filter((outcome) => outcome.startsWith("won")).length).toBe(1);
+    }
+  }, 30_000);
+});
