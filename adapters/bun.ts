@@ -3,7 +3,8 @@
  * Serves the app with `Bun.serve`.
  */
 import type { Serve, Server } from "./server.ts";
-import { INTERNAL_ERROR_BODY } from "./server.ts";
+import { toResponse } from "../src/mod.ts";
+import { INTERNAL_ERROR } from "./server.ts";
 
 /** Serves an app on Bun; `app.fetch` goes to `Bun.serve` unchanged. */
 export const serveBun: Serve = (app, options) => {
@@ -14,7 +15,7 @@ export const serveBun: Serve = (app, options) => {
     development: false,
     error(error) {
       options.onError?.(error);
-      return new Response(INTERNAL_ERROR_BODY, { status: 500, headers: { "content-type": "application/json" } });
+      return toResponse(INTERNAL_ERROR, "GET");
     },
     fetch: app.fetch,
   });

@@ -32,13 +32,15 @@ const FLAGS = new Map([
 /** Reads the settings from environment variables and command-line arguments. */
 export function readConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[]): ConfigResult {
   const problems: string[] = [];
-  const settings = { ...env, ...flagSettings(args, problems) };
-  const portText = settings["PORT"] || "8080";
+  const flags = flagSettings(args, problems);
+  // Read named variables only: a runtime may allow reading these and nothing else (Deno's --allow-env).
+  const setting = (name: string) => flags[name] ?? env[name];
+  const portText = setting("PORT") || "8080";
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
   if (port < 0 || port > 65535) problems.push(`PORT must be an integer from 0 to 65535, got "${portText}"`);
-  const store = settings["STORE"] || "file";
+  const store = setting("STORE") || "file";
   if (store !== "file" && store !== "memory") problems.push(`STORE must be "file" or "memory", got "${store}"`);
-  const configuredKeys = (settings["API_KEYS"] ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
+  const configuredKeys = (setting("API_KEYS") ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
   if (configuredKeys.some((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key))) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
@@ -48,11 +50,11 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
     ok: true,
     config: {
       port,
-      host: settings["HOST"] || "127.0.0.1",
+      host: setting("HOST") || "127.0.0.1",
       apiKeys: keyGenerated ? [generateKey()] : configuredKeys,
       keyGenerated,
       store: store as StoreKind,
-      dataFile: settings["DATA_FILE"] || "data/pets.json",
+      dataFile: setting("DATA_FILE") || "data/pets.json",
     },
   };
 }

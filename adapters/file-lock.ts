@@ -45,7 +45,9 @@ async function takeOverStale(lockPath: string, purpose: string): Promise<void> {
   const holder = await readPid(lockPath);
   if (holder === process.pid) throw new Error(`Cannot ${purpose}: it is already open in this process`);
   if (holder !== undefined && isAlive(holder)) {
-    throw new Error(`Cannot ${purpose}: it is in use by process ${holder} (lock file ${lockPath})`);
+    throw new Error(
+      `Cannot ${purpose}: it is in use by process ${holder} (lock file ${lockPath}); if no such process runs, delete the lock file`,
+    );
   }
   const guard = `${lockPath}.takeover`;
   if (!(await createWithPid(guard))) {
@@ -74,12 +76,16 @@ async function readPid(path: string): Promise<number | undefined> {
   }
 }
 
+/**
+ * Whether process `pid` runs. When that cannot be told (Deno needs --allow-run to signal a
+ * process), it is assumed to run, which is the safe answer.
+ */
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return errorCode(error) === "EPERM";
+    return errorCode(error) !== "ESRCH";
   }
 }
 

@@ -2,7 +2,8 @@
  * @module
  * What every runtime adapter provides: a function that serves a Fetch API handler on a port.
  */
-import type { App } from "../src/mod.ts";
+import type { App, Reply } from "../src/mod.ts";
+import { errorReply } from "../src/mod.ts";
 
 /** Where and how to listen. */
 export interface ServeOptions {
@@ -23,9 +24,5 @@ export interface Server {
 /** Starts serving an app; resolves once the server listens. */
 export type Serve = (app: App, options: ServeOptions) => Promise<Server>;
 
-/** The 500 error object answered when a handler throws (the body never holds the error itself). */
-export const INTERNAL_ERROR_BODY: string = JSON.stringify({
-  code: "internal_error",
-  message: "An unexpected error occurred",
-  status: 500,
-});
+/** The answer to a request that a handler failed to answer: a 500 error object, no details. */
+export const INTERNAL_ERROR: Reply = errorReply("internal_error", "An unexpected error occurred");

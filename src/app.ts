@@ -54,7 +54,8 @@ export function createApp(options: AppOptions): App {
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
 
   async function handle(request: RequestLike): Promise<Reply> {
-    const url = new URL(request.url);
+    const url = parseUrl(request.url);
+    if (url === undefined) return errorReply("not_found", `Cannot find ${JSON.stringify(request.url)}: not a URL`);
     const path = url.pathname;
     if (!path.startsWith(`${basePath}/`)) {
       return errorReply("not_found", `Cannot find ${path}: the API is served under ${basePath}/`);
@@ -91,6 +92,14 @@ export function createApp(options: AppOptions): App {
     handle,
     fetch: async (request) => toResponse(await handle(request), request.method),
   };
+}
+
+function parseUrl(url: string): URL | undefined {
+  try {
+    return new URL(url);
+  } catch {
+    return undefined;
+  }
 }
 
 function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string): Reply {

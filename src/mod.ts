@@ -13,7 +13,7 @@
 export type { App, AppOptions, Handler } from "./app.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
-export { ERROR_STATUS } from "./errors.ts";
+export { ERROR_STATUS, errorReply } from "./errors.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";

@@ -16,7 +16,12 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 export async function readJsonBody(request: RequestLike, maxBytes: number, action: string): Promise<BodyText> {
   const refusal = checkHeaders(request, maxBytes, action);
   if (refusal !== undefined) return { ok: false, reply: refusal };
-  const bytes = await readAtMost(request.body, maxBytes);
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readAtMost(request.body, maxBytes);
+  } catch {
+    return { ok: false, reply: errorReply("invalid_body", `${action}: the body could not be read to its end`) };
+  }
   if (bytes === undefined) return { ok: false, reply: tooLarge(maxBytes, action) };
   try {
     return { ok: true, text: decoder.decode(bytes) };

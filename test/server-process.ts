@@ -3,6 +3,7 @@
  * Starts the standalone server as a child process (the real `npm run` command, without npm in the
  * way of signals), reads the URL it prints, and stops it.
  */
+import { existsSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 
 /** A runtime the standalone server runs on, named by its npm script. */
@@ -35,7 +36,8 @@ export interface StartOptions {
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
 export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
   const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").split(" ");
-  const argv = [`node_modules/.bin/${command}`, ...args];
+  const local = `node_modules/.bin/${command}`;
+  const argv = [existsSync(local) ? local : command, ...args];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
   const limited = options.maxFileKiB === undefined
     ? argv

@@ -1,19 +1,22 @@
 /**
  * @module
- * Temporary folders for tests, removed when the test process ends.
+ * Temporary folders for tests, removed when the test process ends. They live under `data/` because
+ * the Deno server may only touch that folder (its --allow-read/--allow-write).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
+
+const ROOT = join("data", "test-runs");
 
 const folders: string[] = [];
 process.on("exit", () => {
   for (const folder of folders) rmSync(folder, { recursive: true, force: true });
 });
 
-/** A new empty folder under the system's temp folder. */
+/** A new empty folder under `data/test-runs/`. */
 export function tempFolder(): string {
-  const folder = mkdtempSync(join(tmpdir(), "animal-store-"));
+  mkdirSync(ROOT, { recursive: true });
+  const folder = mkdtempSync(join(ROOT, "run-"));
   folders.push(folder);
   return folder;
 }

@@ -1,0 +1,53 @@
+/**
+ * @module
+ * Serves the app with `Deno.serve`.
+ */
+import { errorReply, toResponse } from "../src/mod.ts";
+import type { Serve, Server } from "./server.ts";
+import { INTERNAL_ERROR } from "./server.ts";
+
+const SHUTTING_DOWN = errorReply("service_unavailable", "The server is shutting down; retry on a new connection", {
+  connection: "close",
+});
+
+/**
+ * Serves an app on Deno.
+ *
+ * Closing waits for in-flight requests itself before calling `shutdown()`: on Deno 2.9,
+ * `shutdown()` makes the bodies of in-flight requests unreadable (denoland/deno#36809), which
+ * would fail a create whose body is still arriving. Requests that come in meanwhile get a 503.
+ */
+export const serveDeno: Serve = (app, options) =>
+  new Promise((resolve) => {
+    let inFlight = 0;
+    let closing = false;
+    let onIdle: (() => void) | undefined;
+    const handler = async (request: Request): Promise<Response> => {
+      if (closing) return toResponse(SHUTTING_DOWN, request.method);
+      inFlight++;
+      try {
+        return await app.fetch(request);
+      } finally {
+        inFlight--;
+        if (inFlight === 0) onIdle?.();
+      }
+    };
+    const close = async () => {
+      closing = true;
+      if (inFlight > 0) await new Promise<void>((idle) => (onIdle = idle));
+      await server.shutdown();
+    };
+    const server = Deno.serve({
+      port: options.port,
+      hostname: options.hostname,
+      // onListen reports the real port for port 0, and replaces Deno's own "Listening on" line.
+      onListen: ({ port }) => {
+        const handle: Server = { port, close };
+        resolve(handle);
+      },
+      onError(error) {
+        options.onError?.(error);
+        return toResponse(INTERNAL_ERROR, "GET");
+      },
+    }, handler);
+  });

@@ -1,0 +1,9 @@
+/**
+ * @module
+ * Entry point: `deno run --allow-net --allow-env --allow-read=data --allow-write=data
+ * adapters/start-deno.ts` runs the standalone server on Deno.
+ */
+import { serveDeno } from "./deno.ts";
+import { start } from "./start.ts";
+
+await start(serveDeno);

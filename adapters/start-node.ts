@@ -1,0 +1,8 @@
+/**
+ * @module
+ * Entry point: `node --import tsx adapters/start-node.ts` runs the standalone server on Node.
+ */
+import { serveNode } from "./node.ts";
+import { start } from "./start.ts";
+
+await start(serveNode);
