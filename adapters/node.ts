@@ -157,22 +157,18 @@ async function writeResponse(request: IncomingMessage, response: ServerResponse,
   });
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
-  if (answer.body === null || request.method === "HEAD") {
-    finishRequestBody(request, headers, options);
-    response.writeHead(answer.status, headers);
-    response.end();
-    return;
-  }
-  if (headers["content-length"] === undefined) {
-    const bytes = new Uint8Array(await answer.arrayBuffer());
-    headers["content-length"] = String(bytes.byteLength);
-    finishRequestBody(request, headers, options);
-    response.writeHead(answer.status, headers);
+  // A body of unknown length is read whole to send its Content-Length (also for HEAD, where Node
+  // would otherwise send none); a body with a declared length is streamed.
+  const bytes = answer.body !== null && headers["content-length"] === undefined
+    ? new Uint8Array(await answer.arrayBuffer())
+    : undefined;
+  if (bytes !== undefined) headers["content-length"] = String(bytes.byteLength);
+  finishRequestBody(request, headers, options);
+  response.writeHead(answer.status, headers);
+  if (answer.body === null || request.method === "HEAD" || bytes !== undefined) {
     response.end(bytes);
     return;
   }
-  finishRequestBody(request, headers, options);
-  response.writeHead(answer.status, headers);
   for await (const chunk of answer.body) {
     if (!response.write(chunk)) await new Promise((resume) => response.once("drain", resume));
   }

@@ -71,6 +71,12 @@ describe("POST /pets", () => {
     expect(error.message).toContain(expected);
   });
 
+  test("a member given twice counts once, with its last value, as JSON.parse reads it", async () => {
+    const response = await post(testApp(), '{"name":"First","name":"Second","categoryId":1}');
+    expect(response.status).toBe(201);
+    expect(((await response.json()) as Pet).name).toBe("Second");
+  });
+
   test("a name of exactly 200 characters, counted as code points, is accepted", async () => {
     const app = testApp();
     expect((await post(app, { name: "x".repeat(200), categoryId: 1 })).status).toBe(201);

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+
+/** The Node bridge for any Fetch API handler, run on real Node (through tsx). */
+describe("toNodeListener on Node", () => {
+  let child: ReturnType<typeof Bun.spawn>;
+  let base = "";
+  let output = "";
+  beforeAll(async () => {
+    child = Bun.spawn(["node", "--import", "tsx", "test/fixtures/node-bridge-server.ts"], { stdout: "pipe", stderr: "pipe" });
+    const decoder = new TextDecoder();
+    const collect = async (stream: ReadableStream<Uint8Array>) => {
+      for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
+    };
+    void collect(child.stdout as ReadableStream<Uint8Array>);
+    void collect(child.stderr as ReadableStream<Uint8Array>);
+    const started = Date.now();
+    while (!/listening on (\S+)/.test(output) && Date.now() - started < 15_000) await Bun.sleep(20);
+    base = /listening on (\S+)/.exec(output)?.[1] ?? "";
+    expect(base).not.toBe("");
+  }, 20_000);
+  afterAll(() => {
+    child.kill("SIGKILL");
+  });
+
+  test("a handler that throws answers 500 with the error object, is logged, and the server keeps serving", async () => {
+    const response = await fetch(`${base}/throw`);
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ code: "internal_error", message: "An unexpected error occurred", status: 500 });
+    expect((await fetch(`${base}/ok`)).status).toBe(200);
+    expect(output).toContain("logged: handler failed on purpose");
+  });
+
+  test("the request signal aborts only when a client leaves, not after successful answers", async () => {
+    for (let i = 0; i < 5; i++) await (await fetch(`${base}/ok`)).text();
+    expect(await (await fetch(`${base}/aborts`)).json()).toEqual({ aborts: 0 });
+    const leaving = new AbortController();
+    const gone = fetch(`${base}/slow`, { signal: leaving.signal }).catch(() => "left");
+    await Bun.sleep(50);
+    leaving.abort();
+    expect(await gone).toBe("left");
+    await Bun.sleep(400);
+    expect(await (await fetch(`${base}/aborts`)).json()).toEqual({ aborts: 1 });
+  });
+
+  test("method, URL, headers and body reach the handler", async () => {
+    const response = await fetch(`${base}/echo?x=1`, { method: "PUT", body: "hello" });
+    expect(response.headers.get("x-method")).toBe("PUT");
+    expect(await response.text()).toBe("hello");
+    expect(await (await fetch(`${base}/a/b?c=d`)).json()).toEqual({ path: "/a/b", method: "GET" });
+  });
+
+  test("several Set-Cookie headers are all kept", async () => {
+    const response = await fetch(`${base}/cookies`);
+    expect(response.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+  });
+
+  test("a streamed body with a Content-Length is sent without chunked encoding", async () => {
+    const raw = await rawRequest(base, "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(raw).toContain("content-length: 7");
+    expect(raw.toLowerCase()).not.toContain("transfer-encoding");
+    expect(raw.endsWith("one,two")).toBe(true);
+  });
+
+  test("HEAD answers carry the Content-Length of the GET body and no body", async () => {
+    const raw = await rawRequest(base, "HEAD /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const length = JSON.stringify({ path: "/ok", method: "HEAD" }).length;
+    expect(raw).toContain(`content-length: ${length}`);
+    expect(raw.endsWith("\r\n\r\n")).toBe(true);
+  });
+});
+
+function rawRequest(base: string, request: string): Promise<string> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let text = "";
+    const timer = setTimeout(() => socket.destroy(), 5000);
+    socket.on("connect", () => socket.write(request));
+    socket.on("data", (chunk) => (text += chunk.toString()));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(text);
+    });
+    socket.on("error", reject);
+  });
+}
