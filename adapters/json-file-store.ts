@@ -15,7 +15,7 @@ import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { NewPet, Pet, PetIndex, PetStore } from "../src/mod.ts";
-import { addPet, createPetIndex, pageOf, StoreUnavailableError, withId } from "../src/mod.ts";
+import { addPet, createPetIndex, pageOf, petById, StoreUnavailableError, withId } from "../src/mod.ts";
 import type { FileLock } from "./file-lock.ts";
 import { acquireLock, errorCode } from "./file-lock.ts";
 import { JOURNAL_HEADER, readJournal } from "./pet-journal.ts";
@@ -158,7 +158,7 @@ function journalStore(
         flushing ??= flush();
       });
     },
-    get: (id) => Promise.resolve(index.byId.get(id)),
+    get: (id) => Promise.resolve(petById(index, id)),
     list: (query) => Promise.resolve(pageOf(index, query)),
     async close() {
       if (closed) return;

@@ -37,21 +37,13 @@ const NEWLINE = 0x0a;
  * An empty file reads as size 0, to be given a header.
  */
 export async function readJournal(file: FileHandle, path: string, onPet: (pet: Pet) => void): Promise<JournalContents> {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
   let lineNumber = 0;
   let lastId = 0;
-  let size = 0;
-  let carry = new Uint8Array(0);
   const damaged = (problem: string) => new Error(`Cannot load ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
-
-  const readLine = (bytes: Uint8Array) => {
+  /** Reads one line; `undefined` stands for a line that is not UTF-8. */
+  const readLine = (text: string | undefined) => {
     lineNumber++;
-    let text: string;
-    try {
-      text = decoder.decode(bytes);
-    } catch {
-      throw damaged("is not valid UTF-8");
-    }
+    if (text === undefined) throw damaged("is not valid UTF-8");
     if (lineNumber === 1) return checkHeader(text, damaged);
     const pet = validateStoredPet(text);
     if (!pet.ok) throw damaged(`is not a valid pet: ${pet.issues.join("; ")}`);
@@ -59,31 +51,59 @@ export async function readJournal(file: FileHandle, path: string, onPet: (pet: P
     lastId = pet.value.id;
     onPet(pet.value);
   };
+  const readLines = (bytes: Uint8Array) => {
+    // A newline byte never occurs inside a UTF-8 sequence, so whole lines decode on their own.
+    const text = decode(bytes);
+    if (text === undefined) return readLinesOneByOne(bytes, readLine);
+    const lines = text.split("\n");
+    for (let i = 0; i < lines.length - 1; i++) readLine(lines[i]!);
+  };
 
+  let size = 0;
+  let carry = new Uint8Array(0);
   const buffer = new Uint8Array(CHUNK_BYTES);
   for (;;) {
     const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, null);
     if (bytesRead === 0) break;
     const chunk = concat(carry, buffer.subarray(0, bytesRead));
-    let start = 0;
-    for (let end = chunk.indexOf(NEWLINE); end !== -1; end = chunk.indexOf(NEWLINE, start)) {
-      readLine(chunk.subarray(start, end));
-      size += end + 1 - start;
-      start = end + 1;
-    }
-    carry = chunk.slice(start);
+    const end = chunk.lastIndexOf(NEWLINE) + 1;
+    readLines(chunk.subarray(0, end));
+    size += end;
+    carry = chunk.slice(end);
   }
   if (carry.length === 0) return { size, newlineMissing: false };
   // A crash mid-write leaves a prefix of a JSON object, which never parses; anything that does
   // parse is a whole line and is read (and judged) like the others.
-  if (!parsesAsJson(carry)) return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry } };
-  readLine(carry);
+  const tail = decode(carry);
+  if (tail === undefined || !parsesAsJson(tail)) {
+    return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry } };
+  }
+  readLine(tail);
   return { size: size + carry.length, newlineMissing: true };
 }
 
-function parsesAsJson(bytes: Uint8Array): boolean {
+/** Reads lines one at a time, to find the one that is not UTF-8. */
+function readLinesOneByOne(bytes: Uint8Array, readLine: (text: string | undefined) => void): void {
+  let start = 0;
+  for (let end = bytes.indexOf(NEWLINE); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
+    readLine(decode(bytes.subarray(start, end)));
+    start = end + 1;
+  }
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function decode(bytes: Uint8Array): string | undefined {
   try {
-    JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    return decoder.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
     return true;
   } catch {
     return false;

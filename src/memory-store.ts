@@ -4,7 +4,7 @@
  */
 import type { NewPet, Pet } from "./pet.ts";
 import { withId } from "./pet.ts";
-import { addPet, createPetIndex, pageOf } from "./pet-index.ts";
+import { addPet, createPetIndex, pageOf, petById } from "./pet-index.ts";
 import type { PetStore } from "./store.ts";
 
 /** A store that holds every pet in memory; ids start at 1. */
@@ -18,7 +18,7 @@ export function createMemoryStore(): PetStore {
       addPet(index, stored);
       return Promise.resolve(stored);
     },
-    get: (id) => Promise.resolve(index.byId.get(id)),
+    get: (id) => Promise.resolve(petById(index, id)),
     list: (query) => Promise.resolve(pageOf(index, query)),
     close: () => Promise.resolve(),
   };

@@ -18,7 +18,7 @@ export { createMemoryStore } from "./memory-store.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { PetIndex } from "./pet-index.ts";
-export { addPet, createPetIndex, pageOf } from "./pet-index.ts";
+export { addPet, createPetIndex, pageOf, petById } from "./pet-index.ts";
 export type { Reply } from "./reply.ts";
 export { toResponse } from "./reply.ts";
 export type { RequestLike } from "./request.ts";

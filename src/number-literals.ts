@@ -6,8 +6,10 @@
  * integers. Validators that must never round look at the written form too.
  */
 
-const NUMBER_START = /[-0-9]/;
-const NUMBER_CHARACTERS = /[-+.eE0-9]/;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const MINUS = 0x2d;
 
 /**
  * The source text of each number-valued member of the top-level object in `json`, by member name
@@ -20,33 +22,62 @@ export function topLevelNumberLiterals(json: string): Map<string, string> {
   let name = "";
   let i = 0;
   while (i < json.length) {
-    const character = json[i]!;
-    if (character === '"') {
+    const code = json.charCodeAt(i);
+    if (code === QUOTE) {
       const end = endOfString(json, i);
       if (depth === 1 && expectingName) {
-        name = JSON.parse(json.slice(i, end)) as string;
+        name = readName(json, i, end);
         expectingName = false;
       }
       i = end;
-      continue;
-    }
-    if (depth === 1 && !expectingName && NUMBER_START.test(character)) {
+    } else if (depth === 1 && !expectingName && (code === MINUS || isDigit(code))) {
       const start = i;
-      while (i < json.length && NUMBER_CHARACTERS.test(json[i]!)) i++;
+      while (i < json.length && isNumberCharacter(json.charCodeAt(i))) i++;
       literals.set(name, json.slice(start, i));
-      continue;
+    } else {
+      if (code === 0x7b || code === 0x5b) depth++; // { [
+      else if (code === 0x7d || code === 0x5d) depth--; // } ]
+      if (depth === 1 && (code === 0x7b || code === COMMA)) expectingName = true;
+      i++;
     }
-    if (character === "{" || character === "[") depth++;
-    else if (character === "}" || character === "]") depth--;
-    if ((character === "{" && depth === 1) || (character === "," && depth === 1)) expectingName = true;
-    i++;
   }
   return literals;
+}
+
+/**
+ * Whether any number in `json` is written with a fraction or an exponent. Outside strings a `.`
+ * only occurs in a number, and an `e` or `E` after a digit is an exponent (in `true` and `false` it
+ * follows a letter). When this is false, every number is a plain integer literal.
+ */
+export function hasFractionOrExponent(json: string): boolean {
+  let i = 0;
+  while (i < json.length) {
+    const code = json.charCodeAt(i);
+    if (code === QUOTE) i = endOfString(json, i);
+    else if (code === 0x2e || ((code === 0x65 || code === 0x45) && isDigit(json.charCodeAt(i - 1)))) return true;
+    else i++;
+  }
+  return false;
 }
 
 /** The index just past the string literal that starts at `start`. */
 function endOfString(json: string, start: number): number {
   let i = start + 1;
-  while (i < json.length && json[i] !== '"') i += json[i] === "\\" ? 2 : 1;
+  while (i < json.length && json.charCodeAt(i) !== QUOTE) i += json.charCodeAt(i) === BACKSLASH ? 2 : 1;
   return i + 1;
+}
+
+/** The value of the string literal at [start, end): sliced when plain, decoded when it has escapes. */
+function readName(json: string, start: number, end: number): string {
+  const raw = json.slice(start + 1, end - 1);
+  return raw.includes("\\") ? (JSON.parse(json.slice(start, end)) as string) : raw;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
+}
+
+/** Digits, sign, decimal point and exponent: every character a JSON number can hold. */
+function isNumberCharacter(code: number): boolean {
+  return isDigit(code) || code === MINUS || code === 0x2b || code === 0x2e || code === 0x65 || code === 0x45;
 }

@@ -5,7 +5,7 @@
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
-import { topLevelNumberLiterals } from "./number-literals.ts";
+import { hasFractionOrExponent, topLevelNumberLiterals } from "./number-literals.ts";
 import type { Validation } from "./validation.ts";
 import { describe, invalid, valid } from "./validation.ts";
 
@@ -56,13 +56,10 @@ function checkFields(
   known: ReadonlySet<string>,
   problems: readonly string[],
 ): Validation<NewPet> {
-  const all = [
-    ...problems,
-    ...Object.keys(fields).filter((key) => !known.has(key)).map(unknownFieldProblem),
-    nameProblem(fields["name"]),
-    categoryIdProblem(fields["categoryId"], text),
-    statusProblem(fields["status"]),
-  ].filter((problem) => problem !== undefined);
+  const all = [...problems];
+  for (const key in fields) if (!known.has(key)) all.push(unknownFieldProblem(key));
+  const fieldProblems = [nameProblem(fields["name"]), categoryIdProblem(fields["categoryId"], text), statusProblem(fields["status"])];
+  for (const problem of fieldProblems) if (problem !== undefined) all.push(problem);
   if (all.length > 0) return invalid(all);
 
   const name = fields["name"] as string;
@@ -89,7 +86,9 @@ function nameProblem(value: unknown): string | undefined {
 function categoryIdProblem(value: unknown, text: string): string | undefined {
   if (value === undefined) return '"categoryId" is required';
   if (typeof value !== "number") return `"categoryId" must be an integer, got ${describe(value)}`;
-  // JSON.parse has already rounded the value: judge the number as the client wrote it.
+  // JSON.parse has already rounded the value: judge the number as the client wrote it. A plain
+  // integer literal that parses to a safe integer is exact, so the common case needs no more.
+  if (Number.isSafeInteger(value) && !hasFractionOrExponent(text)) return undefined;
   const written = topLevelNumberLiterals(text).get("categoryId") ?? String(value);
   if (!Number.isInteger(value)) return `"categoryId" must be an integer, got ${written}`;
   if (!INTEGER_LITERAL.test(written)) {

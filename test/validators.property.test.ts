@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { LIMIT, MAX_EXACT_INTEGER, validateNewPet } from "../src/mod.ts";
-import { topLevelNumberLiterals } from "../src/number-literals.ts";
+import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/number-literals.ts";
 import { createPets, get, testApp } from "./helpers.ts";
 
 const status = fc.constantFrom("available", "pending", "sold");
@@ -66,5 +66,21 @@ describe("validators, for any input", () => {
       expect(response.status).toBe(inRange ? 200 : 400);
       if (inRange) expect(await response.json()).toHaveLength(limit);
     }), { numRuns: 200 });
+  });
+});
+
+describe("hasFractionOrExponent", () => {
+  test("finds a fraction or exponent in any number, and none in strings, true or false", () => {
+    expect(hasFractionOrExponent('{"a":"1.5e3","b":true,"c":false,"d":null,"e":12}')).toBe(false);
+    for (const literal of ["1.5", "1e3", "1E3", "-0.0", "2e-7"]) expect(hasFractionOrExponent(`{"a":"x","n":${literal}}`)).toBe(true);
+  });
+
+  test("agrees with the literal scanner on any object of numbers and strings", () => {
+    const numberLiteral = fc.oneof(fc.integer().map(String), fc.double({ noNaN: true, noDefaultInfinity: true }).map(String));
+    fc.assert(fc.property(fc.dictionary(fc.string(), fc.oneof(numberLiteral, fc.string().map((s) => JSON.stringify(s)))), (members) => {
+      const json = `{${Object.entries(members).map(([key, literal]) => `${JSON.stringify(key)}:${literal}`).join(",")}}`;
+      const written = [...topLevelNumberLiterals(json).values()];
+      expect(hasFractionOrExponent(json)).toBe(written.some((literal) => /[.eE]/.test(literal)));
+    }));
   });
 });
