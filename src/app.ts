@@ -5,12 +5,14 @@
 import type { RequestLike } from "./request.ts";
 import type { Reply } from "./reply.ts";
 import type { PathMatch } from "./routes.ts";
+import type { RequestTarget } from "./request-target.ts";
 import type { PetStore } from "./store.ts";
 import type { AuthOutcome } from "./auth.ts";
 import { createKeyChecker } from "./auth.ts";
 import { markDeprecated } from "./deprecation.ts";
 import { errorReply } from "./errors.ts";
 import { toResponse } from "./reply.ts";
+import { splitUrl } from "./request-target.ts";
 import { allowedMethods, matchPath } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
 
@@ -54,37 +56,37 @@ export function createApp(options: AppOptions): App {
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
 
   async function handle(request: RequestLike): Promise<Reply> {
-    const url = parseUrl(request.url);
-    if (url === undefined) return errorReply("not_found", `Cannot find ${JSON.stringify(request.url)}: not a URL`);
-    const path = url.pathname;
-    if (!path.startsWith(`${basePath}/`)) {
-      return errorReply("not_found", `Cannot find ${path}: the API is served under ${basePath}/`);
+    const target = splitUrl(request.url);
+    if (target === undefined) return errorReply("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`);
+    if (!target.path.startsWith(`${basePath}/`)) {
+      return errorReply("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`);
     }
-    const match = matchPath(path.slice(basePath.length));
-    const baseUrl = url.origin + basePath;
+    const match = matchPath(target.path.slice(basePath.length));
+    const baseUrl = target.origin + basePath;
     const outcome = checkKey(request.headers.get("authorization"));
     const reply = outcome === "ok"
-      ? await dispatch(request, url, match, baseUrl)
+      ? await dispatch(request, target, match, baseUrl)
       : unauthorized(outcome, realm);
     return match?.routes[0]?.deprecated ? markDeprecated(reply, baseUrl) : reply;
   }
 
-  async function dispatch(request: RequestLike, url: URL, match: PathMatch | undefined, baseUrl: string): Promise<Reply> {
+  async function dispatch(request: RequestLike, target: RequestTarget, match: PathMatch | undefined, baseUrl: string): Promise<Reply> {
+    const { path, query } = target;
     const method = request.method === "HEAD" ? "GET" : request.method;
-    if (match === undefined) return errorReply("not_found", `Cannot ${method} ${url.pathname}: no such resource`);
+    if (match === undefined) return errorReply("not_found", `Cannot ${method} ${path}: no such resource`);
     const route = match.routes.find((candidate) => candidate.method === method);
     if (route === undefined) {
       const allow = allowedMethods(match);
-      return errorReply("method_not_allowed", `Cannot ${request.method} ${url.pathname}: allowed methods are ${allow}`, { allow });
+      return errorReply("method_not_allowed", `Cannot ${request.method} ${path}: allowed methods are ${allow}`, { allow });
     }
     try {
-      return await route.handler({ request, url, params: match.params, store: options.store, maxBodyBytes, baseUrl });
+      return await route.handler({ request, path, query, params: match.params, store: options.store, maxBodyBytes, baseUrl });
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
-        return errorReply("service_unavailable", `Cannot ${method} ${url.pathname}: ${error.message}`);
+        return errorReply("service_unavailable", `Cannot ${method} ${path}: ${error.message}`);
       }
       onError(error);
-      return errorReply("internal_error", `Cannot ${method} ${url.pathname}: an unexpected error occurred`);
+      return errorReply("internal_error", `Cannot ${method} ${path}: an unexpected error occurred`);
     }
   }
 
@@ -92,14 +94,6 @@ export function createApp(options: AppOptions): App {
     handle,
     fetch: async (request) => toResponse(await handle(request), request.method),
   };
-}
-
-function parseUrl(url: string): URL | undefined {
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
 }
 
 function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string): Reply {

@@ -9,7 +9,10 @@ import type { PetStore } from "./store.ts";
 /** Everything a route handler needs to answer one request. */
 export interface Context {
   readonly request: RequestLike;
-  readonly url: URL;
+  /** The request path, still percent-encoded, e.g. `/v1/pets`. */
+  readonly path: string;
+  /** The query string without its `?`, e.g. `limit=5`. */
+  readonly query: string;
   /** Path parameters by name, e.g. `petId`. */
   readonly params: Readonly<Record<string, string>>;
   readonly store: PetStore;

@@ -6,7 +6,8 @@ import type { Context } from "./context.ts";
 import type { Reply } from "./reply.ts";
 import { errorReply } from "./errors.ts";
 import { readJsonBody } from "./read-body.ts";
-import { jsonReply } from "./reply.ts";
+import { petJson } from "./pet-json.ts";
+import { jsonTextReply } from "./reply.ts";
 import { validateNewPet } from "./validate-pet.ts";
 
 const ACTION = "Cannot create pet";
@@ -18,5 +19,5 @@ export async function createPet(context: Context): Promise<Reply> {
   const pet = validateNewPet(body.text);
   if (!pet.ok) return errorReply("invalid_body", `${ACTION}: ${pet.issues.join("; ")}`);
   const stored = await context.store.create(pet.value);
-  return jsonReply(201, stored, { location: `${context.baseUrl}/pets/${stored.id}` });
+  return jsonTextReply(201, petJson(stored), { location: `${context.baseUrl}/pets/${stored.id}` });
 }

@@ -6,7 +6,8 @@ import type { Context } from "./context.ts";
 import type { Reply } from "./reply.ts";
 import { errorReply } from "./errors.ts";
 import { MAX_EXACT_INTEGER } from "./pet.ts";
-import { jsonReply } from "./reply.ts";
+import { petJson } from "./pet-json.ts";
+import { jsonTextReply } from "./reply.ts";
 import { describe, parseCanonicalInteger } from "./validation.ts";
 
 /** Answers `GET /pets/{petId}`: 200 with the pet, 400 for an id that is not one, 404 for no such pet. */
@@ -21,5 +22,5 @@ export async function getPet(context: Context): Promise<Reply> {
   }
   const pet = await context.store.get(id);
   if (pet === undefined) return errorReply("not_found", `Cannot get pet: no pet has id ${id}`);
-  return jsonReply(200, pet);
+  return jsonTextReply(200, petJson(pet));
 }

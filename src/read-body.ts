@@ -18,7 +18,7 @@ export async function readJsonBody(request: RequestLike, maxBytes: number, actio
   if (refusal !== undefined) return { ok: false, reply: refusal };
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readAtMost(request.body, maxBytes);
+    bytes = await readBody(request, maxBytes);
   } catch {
     return { ok: false, reply: errorReply("invalid_body", `${action}: the body could not be read to its end`) };
   }
@@ -59,6 +59,17 @@ function isJsonMediaType(contentType: string | null): boolean {
 
 function tooLarge(maxBytes: number, action: string): Reply {
   return errorReply("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`);
+}
+
+/**
+ * The body's bytes, or `undefined` once it passes the limit. A declared Content-Length (already
+ * checked against the limit) bounds what the server reads, so the body is read in one go, which is
+ * several times cheaper than a stream on Bun and Node; an undeclared length is streamed.
+ */
+async function readBody(request: RequestLike, maxBytes: number): Promise<Uint8Array | undefined> {
+  if (request.headers.get("content-length") === null) return readAtMost(request.body, maxBytes);
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  return bytes.byteLength > maxBytes ? undefined : bytes;
 }
 
 /** All the bytes of a body stream, or `undefined` (and the stream cancelled) once it passes the limit. */

@@ -16,11 +16,12 @@ export interface Reply {
 
 /** A reply carrying `value` as JSON with the given status and any extra headers. */
 export function jsonReply(status: number, value: unknown, headers?: Record<string, string>): Reply {
-  return {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify(value),
-  };
+  return jsonTextReply(status, JSON.stringify(value), headers);
+}
+
+/** A reply carrying JSON text already written. */
+export function jsonTextReply(status: number, json: string, headers?: Record<string, string>): Reply {
+  return { status, headers: { "content-type": "application/json", ...headers }, body: json };
 }
 
 const encoder = new TextEncoder();

@@ -32,14 +32,18 @@ export interface PathMatch {
   readonly params: Readonly<Record<string, string>>;
 }
 
+/** The route table grouped by path template, split into segments once. */
+const TEMPLATES = [...new Set(ROUTES.map((route) => route.path))].map((path) => ({
+  segments: path.split("/"),
+  routes: ROUTES.filter((route) => route.path === path),
+}));
+
 /** Matches a path (relative to the base path) against the route table; `undefined` when none fits. */
 export function matchPath(path: string): PathMatch | undefined {
   const segments = path.split("/");
-  for (const route of ROUTES) {
-    const params = matchTemplate(route.path, segments);
-    if (params !== undefined) {
-      return { routes: ROUTES.filter((other) => other.path === route.path), params };
-    }
+  for (const template of TEMPLATES) {
+    const params = matchTemplate(template.segments, segments);
+    if (params !== undefined) return { routes: template.routes, params };
   }
   return undefined;
 }
@@ -51,8 +55,7 @@ export function allowedMethods(match: PathMatch): string {
   return methods.sort().join(", ");
 }
 
-function matchTemplate(template: string, segments: readonly string[]): Record<string, string> | undefined {
-  const parts = template.split("/");
+function matchTemplate(parts: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
   if (parts.length !== segments.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
@@ -69,9 +72,8 @@ function matchTemplate(template: string, segments: readonly string[]): Record<st
 }
 
 function notImplemented(context: Context): Promise<Reply> {
-  const path = new URL(context.baseUrl).pathname;
   return Promise.resolve(errorReply(
     "not_implemented",
-    `Cannot list store orders: GET ${path}/store/orders is referred to by the interface but not specified, so this service does not implement it`,
+    `Cannot list store orders: GET ${context.path} is referred to by the interface but not specified, so this service does not implement it`,
   ));
 }
