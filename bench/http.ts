@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { CREATE_BODY, GET_ID, KEY, seedPet } from "./fixtures.ts";
 
 type Runtime = "bun" | "deno" | "node";
-type Kind = "limit" | "hono" | "project" | "project-file";
+type Kind = "limit" | "hono" | "direct" | "project" | "project-file";
 type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "create-c64";
 
 const ROOT = join(import.meta.dir, "..");
@@ -69,7 +69,7 @@ async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: stri
     while (!(await reader.read()).done);
   })();
   const url = /listening on (\S+)/.exec(output)![1]!;
-  if ((kind === "project" || kind === "project-file") && dataFile === undefined) await seed(url, pets);
+  if ((kind === "project" || kind === "project-file" || kind === "direct") && dataFile === undefined) await seed(url, pets);
   return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
 }
 
@@ -146,15 +146,20 @@ mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
 writeDataFile(millionFile, MILLION);
 
-/** Which targets run each scenario, in interleaving order. */
+/**
+ * Which targets run each scenario, in interleaving order. On Node, "direct" is the core behind
+ * minimal node:http code: project/direct is the Node adapter's own cost.
+ */
 const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "project"],
-  get: ["limit", "hono", "project"],
+  list: ["limit", "hono", "direct", "project"],
+  get: ["limit", "hono", "direct", "project"],
   "sold-1k": ["limit", "hono", "project"],
   "sold-1M": ["limit", "hono", "project-file"],
-  create: ["limit", "hono", "project", "project-file"],
+  create: ["limit", "hono", "direct", "project", "project-file"],
   "create-c64": ["project", "project-file"],
 };
+const planFor = (runtime: Runtime, scenario: Scenario): Kind[] =>
+  PLAN[scenario].filter((kind) => kind !== "direct" || runtime === "node");
 
 const results = new Map<string, Measure[]>();
 const key = (runtime: Runtime, scenario: Scenario, kind: Kind) => `${runtime} ${scenario} ${kind}`;
@@ -186,7 +191,7 @@ for (const runtime of RUNTIMES) {
   };
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of Object.keys(PLAN) as Scenario[]) {
-      for (const kind of PLAN[scenario]) {
+      for (const kind of planFor(runtime, scenario)) {
         const result = measure(await serverFor(scenario, kind), scenario, SECONDS);
         const list = results.get(key(runtime, scenario, kind)) ?? [];
         list.push(result);
@@ -199,23 +204,25 @@ for (const runtime of RUNTIMES) {
 }
 
 const table: string[] = [
-  "| runtime | scenario | limit req/s | hono req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/hono |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| runtime | scenario | limit req/s | hono req/s | direct req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/hono | project/direct |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
 ];
 const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
   median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
 for (const runtime of RUNTIMES) {
   for (const scenario of Object.keys(PLAN) as Scenario[]) {
-    const projects: Kind[] = scenario === "create" ? ["project", "project-file"] : PLAN[scenario].filter((kind) => kind.startsWith("project"));
+    const projects = PLAN[scenario].filter((kind) => kind.startsWith("project"));
     for (const project of projects) {
-      const limit = PLAN[scenario].includes("limit") ? mid(runtime, scenario, "limit", "rps") : Number.NaN;
-      const hono = PLAN[scenario].includes("hono") ? mid(runtime, scenario, "hono", "rps") : Number.NaN;
+      const plan = planFor(runtime, scenario);
+      const limit = plan.includes("limit") ? mid(runtime, scenario, "limit", "rps") : Number.NaN;
+      const hono = plan.includes("hono") ? mid(runtime, scenario, "hono", "rps") : Number.NaN;
+      const direct = plan.includes("direct") && project === "project" ? mid(runtime, scenario, "direct", "rps") : Number.NaN;
       const rps = mid(runtime, scenario, project, "rps");
       const label = project === "project-file" ? `${scenario} (file store)` : scenario === "create-c64" ? `${scenario} (memory store)` : scenario;
       const ratio = (value: number) => (Number.isNaN(value) ? "–" : (rps / value).toFixed(2));
       const count = (value: number) => (Number.isNaN(value) ? "–" : String(Math.round(value)));
       table.push(
-        `| ${runtime} | ${label} | ${count(limit)} | ${count(hono)} | ${count(rps)} | ${mid(runtime, scenario, project, "p50").toFixed(2)} / ${mid(runtime, scenario, project, "p99").toFixed(2)} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratio(limit)} | ${ratio(hono)} |`,
+        `| ${runtime} | ${label} | ${count(limit)} | ${count(hono)} | ${count(direct)} | ${count(rps)} | ${mid(runtime, scenario, project, "p50").toFixed(2)} / ${mid(runtime, scenario, project, "p99").toFixed(2)} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratio(limit)} | ${ratio(hono)} | ${ratio(direct)} |`,
       );
     }
   }

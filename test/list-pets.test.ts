@@ -147,3 +147,20 @@ describe("GET /pets without rate limiting", () => {
     expect(new Set(statuses)).toEqual(new Set([200]));
   });
 });
+
+describe("GET /pets over many pets", () => {
+  test("every page holds exactly the stored pets, however many have been served before", async () => {
+    const app = testApp();
+    for (let i = 0; i < 10_100; i++) await app.store.create({ name: `pet ${i}`, categoryId: i, ...(i % 3 === 0 ? { status: "sold" as const } : {}) });
+    for (const query of ["limit=100", "limit=100&status=sold"]) {
+      let after = 0;
+      for (;;) {
+        const page = (await (await get(app, `/v1/pets?${query}&after=${after}`)).json()) as Pet[];
+        const status = query.includes("sold") ? ({ status: "sold" } as const) : {};
+        expect(page).toEqual(await app.store.list({ limit: 100, after, ...status }));
+        if (page.length < 100) break;
+        after = page[page.length - 1]!.id;
+      }
+    }
+  });
+});
