@@ -63,7 +63,7 @@ export function createApp(options: AppOptions): App {
     }
     const match = matchPath(target.path.slice(basePath.length));
     const baseUrl = target.origin + basePath;
-    const outcome = checkKey(request.headers.get("authorization"));
+    const outcome = match?.routes[0]?.public ? "ok" : checkKey(request.headers.get("authorization"));
     const reply = outcome === "ok"
       ? await dispatch(request, target, match, baseUrl)
       : unauthorized(outcome, realm);

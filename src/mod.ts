@@ -17,6 +17,8 @@ export { ERROR_STATUS, errorReply } from "./errors.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
+export type { Json } from "./openapi.ts";
+export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi.ts";
 export type { PetIndex } from "./pet-index.ts";
 export { addPet, createPetIndex, pageOf, petById } from "./pet-index.ts";
 export type { Reply } from "./reply.ts";

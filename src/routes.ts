@@ -8,13 +8,18 @@ import { createPet } from "./create-pet.ts";
 import { errorReply } from "./errors.ts";
 import { getPet } from "./get-pet.ts";
 import { listPets } from "./list-pets.ts";
+import { OPENAPI_JSON } from "./openapi.ts";
+import { jsonTextReply } from "./reply.ts";
 
 /** One endpoint: method, path template under the base path (`{name}` is a parameter), handler. */
 export interface Route {
   readonly method: string;
   readonly path: string;
   readonly handler: RouteHandler;
+  /** Answers carry getPet's deprecation headers. */
   readonly deprecated?: boolean;
+  /** Served without an API key. */
+  readonly public?: boolean;
 }
 
 /** The API's routes; the first match wins. */
@@ -24,6 +29,8 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", path: "/pets/{petId}", handler: getPet, deprecated: true },
   // The interface refers to this operation without specifying it: say so instead of a bare 404.
   { method: "GET", path: "/store/orders", handler: notImplemented },
+  // The API's description holds no data, so tools may read it without a key.
+  { method: "GET", path: "/openapi.json", handler: openApiDocument, public: true },
 ];
 
 /** The routes whose path template matches a path, with the path's parameters. */
@@ -69,6 +76,10 @@ function matchTemplate(parts: readonly string[], segments: readonly string[]): R
     }
   }
   return params;
+}
+
+function openApiDocument(): Promise<Reply> {
+  return Promise.resolve(jsonTextReply(200, OPENAPI_JSON, { "cache-control": "public, max-age=300" }));
 }
 
 function notImplemented(context: Context): Promise<Reply> {

@@ -1,38 +1,66 @@
 /**
  * @module
  * The HTTP-level suite: what a client observes over the wire from the real standalone server.
- * Written once and run for every runtime and store by `http.test.ts`.
+ * Written once and run for every runtime and store by `http.test.ts`, and through a checking proxy
+ * by the conformance checks.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
-import type { Runtime, ServerProcess } from "./server-process.ts";
+import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
 /** The key the servers under test accept. */
-const KEY = "http-suite-key";
-const AUTH = { authorization: `Bearer ${KEY}` };
+export const HTTP_SUITE_KEY = "http-suite-key";
+const AUTH = { authorization: `Bearer ${HTTP_SUITE_KEY}` };
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
-/** Registers the HTTP suite for one runtime and store (a file store gets a fresh data file). */
-export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
-  describe(`HTTP on ${runtime} with the ${store} store`, () => {
-    let server: ServerProcess;
+/** A running server under test, possibly behind a proxy. */
+export interface Target {
+  /** Where requests go: the server's base URL, or a proxy's in front of it. */
+  readonly url: string;
+  /** The server's own base URL, for requests a proxy cannot pass on faithfully. */
+  readonly directUrl: string;
+  /** Sees every response that came through `url`. */
+  readonly inspect?: (response: Response) => void;
+  stop(): Promise<void>;
+}
+
+/** Starts the standalone server for `runtime` with `store` (a file store gets a fresh data file). */
+export function serverTarget(runtime: Runtime, store: "memory" | "file"): () => Promise<Target> {
+  return async () => {
+    const storeSettings = store === "file" ? { STORE: "file", DATA_FILE: tempDataFile() } : { STORE: "memory" };
+    const server = await startServer(runtime, { API_KEYS: `other-key,${HTTP_SUITE_KEY}`, ...storeSettings });
+    return { url: server.url, directUrl: server.url, stop: async () => void (await server.stop("SIGKILL")) };
+  };
+}
+
+/** Registers the HTTP suite against targets made by `start`. */
+export function httpSuite(name: string, start: () => Promise<Target>): void {
+  describe(name, () => {
+    let target: Target;
     let base: string;
+    let direct: string;
     beforeAll(async () => {
-      const storeSettings = store === "file" ? { STORE: "file", DATA_FILE: tempDataFile() } : { STORE: "memory" };
-      server = await startServer(runtime, { API_KEYS: `other-key,${KEY}`, ...storeSettings });
-      base = server.url;
-    }, 20_000);
+      target = await start();
+      base = target.url;
+      direct = target.directUrl;
+    }, 30_000);
     afterAll(async () => {
-      await server?.stop("SIGKILL");
+      await target?.stop();
     });
 
-    const create = async (pet: object) => fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
+    /** A request through the target's URL, shown to its inspector. */
+    const send = async (url: string, init?: RequestInit) => {
+      const response = await fetch(url, init);
+      target.inspect?.(response);
+      return response;
+    };
+    const create = (pet: object) => send(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
 
     test("prints its base URL on start", () => {
-      expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      expect(direct).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     });
 
     test("POST /pets creates a pet; GET /pets/{id} and GET /pets return it", async () => {
@@ -42,48 +70,50 @@ export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
       expect(pet).toEqual({ id: pet.id, name: "Rex", categoryId: 7, status: "sold" });
       expect(created.headers.get("location")).toBe(`${base}/pets/${pet.id}`);
 
-      const fetched = await fetch(`${base}/pets/${pet.id}`, { headers: AUTH });
+      const fetched = await send(`${base}/pets/${pet.id}`, { headers: AUTH });
       expect(fetched.status).toBe(200);
       expect(await fetched.json()).toEqual(pet);
       expect(fetched.headers.get("deprecation")).toBe("@1795305600");
       expect(fetched.headers.get("sunset")).toBe("Thu, 05 Dec 2030 00:00:00 GMT");
 
-      const listed = (await (await fetch(`${base}/pets?status=sold&limit=100`, { headers: AUTH })).json()) as Pet[];
+      const listed = (await (await send(`${base}/pets?status=sold&limit=100`, { headers: AUTH })).json()) as Pet[];
       expect(listed).toContainEqual(pet);
     });
 
     test("answers JSON with Content-Type application/json and a correct Content-Length", async () => {
       await create({ name: "Ünïcødé 🐶", categoryId: 1 });
-      const response = await fetch(`${base}/pets?limit=100`, { headers: AUTH });
+      const response = await send(`${base}/pets?limit=100`, { headers: AUTH });
       const bytes = new Uint8Array(await response.arrayBuffer());
       expect(response.headers.get("content-type")).toBe("application/json");
       expect(response.headers.get("content-length")).toBe(String(bytes.byteLength));
       expect(JSON.parse(new TextDecoder().decode(bytes))).toBeArray();
     });
 
+    // Some requests go to `direct`, never through a proxy: lowercase "bearer", methods the document
+    // does not list (HEAD, DELETE), unknown paths and broken JSON, which proxies answer themselves.
     test("a missing key answers 401 with a Bearer challenge; a wrong one adds invalid_token", async () => {
-      const missing = await fetch(`${base}/pets`);
+      const missing = await send(`${base}/pets`);
       expect(missing.status).toBe(401);
       expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="animal-store"');
       expect(await missing.json()).toEqual({ code: "unauthorized", message: expect.any(String), status: 401 });
-      const wrong = await fetch(`${base}/pets`, { headers: { authorization: "bearer nope" } });
+      const wrong = await fetch(`${direct}/pets`, { headers: { authorization: "bearer nope" } });
       expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="animal-store", error="invalid_token"');
     });
 
     test("a wrong method answers 405 with Allow; an unknown path 404; both as error objects", async () => {
-      const wrongMethod = await fetch(`${base}/pets/1`, { method: "DELETE", headers: AUTH });
+      const wrongMethod = await fetch(`${direct}/pets/1`, { method: "DELETE", headers: AUTH });
       expect(wrongMethod.status).toBe(405);
       expect(wrongMethod.headers.get("allow")).toBe("GET, HEAD");
       expect(((await wrongMethod.json()) as { code: string }).code).toBe("method_not_allowed");
-      const unknown = await fetch(`${base}/nothing`, { headers: AUTH });
+      const unknown = await fetch(`${direct}/nothing`, { headers: AUTH });
       expect(unknown.status).toBe(404);
       expect(((await unknown.json()) as { code: string }).code).toBe("not_found");
     });
 
     test("HEAD answers with GET's headers, its Content-Length and no body", async () => {
-      const getResponse = await fetch(`${base}/pets`, { headers: AUTH });
+      const getResponse = await fetch(`${direct}/pets`, { headers: AUTH });
       const length = (await getResponse.arrayBuffer()).byteLength;
-      const head = await fetch(`${base}/pets`, { method: "HEAD", headers: AUTH });
+      const head = await fetch(`${direct}/pets`, { method: "HEAD", headers: AUTH });
       expect(head.status).toBe(200);
       expect(head.headers.get("content-length")).toBe(String(length));
       expect(head.headers.get("content-type")).toBe("application/json");
@@ -91,23 +121,23 @@ export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
     });
 
     test("bad bodies answer 400/415 error objects and store nothing", async () => {
-      const before = await countPets(base);
-      const broken = await fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name": "Rex", ' });
+      const before = await countPets(base, send);
+      const broken = await fetch(`${direct}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name": "Rex", ' });
       expect(broken.status).toBe(400);
       expect(((await broken.json()) as { code: string }).code).toBe("invalid_body");
-      const huge = await fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name":"Rex","categoryId":9007199254740993}' });
+      const huge = await send(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name":"Rex","categoryId":9007199254740993}' });
       expect(huge.status).toBe(400);
-      const text = await fetch(`${base}/pets`, { method: "POST", headers: { ...AUTH, "content-type": "text/plain" }, body: "{}" });
+      const text = await send(`${base}/pets`, { method: "POST", headers: { ...AUTH, "content-type": "text/plain" }, body: "{}" });
       expect(text.status).toBe(415);
-      expect(await countPets(base)).toBe(before);
+      expect(await countPets(base, send)).toBe(before);
     });
 
     test("a 1 MiB upload answers 413 and the server keeps serving", async () => {
       const body = JSON.stringify({ name: "x".repeat(1 << 20), categoryId: 1 });
-      const response = await fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body });
+      const response = await send(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body });
       expect(response.status).toBe(413);
       expect(((await response.json()) as { code: string }).code).toBe("payload_too_large");
-      expect((await fetch(`${base}/pets`, { headers: AUTH })).status).toBe(200);
+      expect((await send(`${base}/pets`, { headers: AUTH })).status).toBe(200);
     });
 
     test("100 concurrent creates all answer 201 with distinct ids", async () => {
@@ -118,11 +148,11 @@ export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
     });
 
     test("following Link rel=next walks every pet exactly once", async () => {
-      const expected = await countPets(base);
+      const expected = await countPets(base, send);
       const seen: number[] = [];
       let next: string | undefined = `${base}/pets?limit=7`;
       while (next !== undefined) {
-        const response: Response = await fetch(next, { headers: AUTH });
+        const response: Response = await send(next, { headers: AUTH });
         seen.push(...((await response.json()) as Pet[]).map((pet) => pet.id));
         next = /^<([^>]+)>; rel="next"$/.exec(response.headers.get("link") ?? "")?.[1];
       }
@@ -131,17 +161,17 @@ export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
     });
 
     test("an unread small body does not stall a keep-alive connection", async () => {
-      const exchange = await rawExchange(new URL(base), [
+      const exchange = await rawExchange(new URL(direct), [
         'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":"Rex","categoryId":1 }',
-        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+        `GET /v1/pets?limit=1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HTTP_SUITE_KEY}\r\n\r\n`,
       ]);
       expect(exchange).toEqual({ statuses: ["401", "200"], closed: false, timedOut: false });
     });
 
     test("an oversized body answers 413, then the connection goes on or is closed, never stalls", async () => {
-      const exchange = await rawExchange(new URL(base), [
-        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n${"x".repeat(200000)}`,
-        `GET /v1/pets?limit=abc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`,
+      const exchange = await rawExchange(new URL(direct), [
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HTTP_SUITE_KEY}\r\nContent-Type: application/json\r\nContent-Length: 200000\r\n\r\n${"x".repeat(200000)}`,
+        `GET /v1/pets?limit=abc HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HTTP_SUITE_KEY}\r\n\r\n`,
       ]);
       expect(exchange.timedOut).toBe(false);
       expect(exchange.statuses).toEqual(exchange.closed ? ["413"] : ["413", "400"]);
@@ -149,11 +179,11 @@ export function httpSuite(runtime: Runtime, store: "memory" | "file"): void {
   });
 }
 
-async function countPets(base: string): Promise<number> {
+async function countPets(base: string, send: (url: string, init?: RequestInit) => Promise<Response>): Promise<number> {
   let count = 0;
   let after = 0;
   for (;;) {
-    const page = (await (await fetch(`${base}/pets?limit=100&after=${after}`, { headers: AUTH })).json()) as Pet[];
+    const page = (await (await send(`${base}/pets?limit=100&after=${after}`, { headers: AUTH })).json()) as Pet[];
     count += page.length;
     if (page.length < 100) return count;
     after = page[page.length - 1]!.id;

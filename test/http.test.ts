@@ -1,13 +1,12 @@
 import type { Runtime } from "./server-process.ts";
 import { durabilitySuite } from "./durability-suite.ts";
-import { httpSuite } from "./http-suite.ts";
+import { httpSuite, serverTarget } from "./http-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
 
 const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
 
 for (const runtime of RUNTIMES) {
-  httpSuite(runtime, "memory");
-  httpSuite(runtime, "file");
+  for (const store of ["memory", "file"] as const) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
 }

@@ -1,0 +1,316 @@
+/**
+ * @module
+ * The OpenAPI 3.1 document of the interface: the single source for generated clients, gateways and
+ * portals, served at `{basePath}/openapi.json`. Every decision the interface leaves open (see the
+ * README's table) is written here too; `test/openapi.test.ts` checks the document against the code.
+ */
+
+/** A JSON value. */
+export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
+
+const json = "application/json";
+const errorContent = { [json]: { schema: { $ref: "#/components/schemas/Error" } } };
+
+/** A response carrying the error object. */
+function errorResponse(description: string, headers?: Record<string, Json>): Json {
+  return headers === undefined ? { description, content: errorContent } : { description, headers, content: errorContent };
+}
+
+const unauthorized = { $ref: "#/components/responses/Unauthorized" };
+const internalError = { $ref: "#/components/responses/InternalError" };
+const deprecationHeaders = {
+  Deprecation: { $ref: "#/components/headers/Deprecation" },
+  Sunset: { $ref: "#/components/headers/Sunset" },
+  Link: { $ref: "#/components/headers/SuccessorLink" },
+};
+
+/** The OpenAPI 3.1 document of the Animal Store interface, version 1.0.0. */
+export const OPENAPI_DOCUMENT: Json = {
+  openapi: "3.1.0",
+  info: {
+    title: "Animal Store",
+    version: "1.0.0",
+    summary: "List, add and fetch animals for sale.",
+    description:
+      "The reference implementation of the Animal Store interface. All traffic is HTTP with JSON bodies; " +
+      "every operation needs a bearer API key. Every non-2xx answer is the Error object. " +
+      "Behaviour the interface leaves open is decided and written in the descriptions below. " +
+      "HEAD is answered on every GET operation, as GET without a body. A method a path does not " +
+      "offer answers 405 (see the MethodNotAllowed response); an unknown path 404 not_found.",
+    license: { name: "MIT", identifier: "MIT" },
+  },
+  servers: [
+    {
+      url: "{base_url}",
+      description: "Production",
+      variables: { base_url: { default: "http://127.0.0.1:8080/v1", description: "Production base address; ends with /v1." } },
+    },
+    {
+      url: "{staging_base_url}",
+      description: "Staging",
+      variables: {
+        staging_base_url: { default: "http://127.0.0.1:8081/v1", description: "Staging base address; ends with /v1." },
+      },
+    },
+  ],
+  security: [{ bearerAuth: [] }],
+  tags: [
+    { name: "pets", description: "Animals for sale." },
+    { name: "store", description: "Store operations the interface mentions but does not specify." },
+  ],
+  paths: {
+    "/pets": {
+      get: {
+        operationId: "listPets",
+        summary: "List animals",
+        description:
+          "Pets in ascending id order. Pages: pass the id of the last pet seen as `after`, or follow the " +
+          "`Link` header with rel=\"next\", present whenever a further pet existed when the page was read. " +
+          "A walk sees every pet once, even while pets are added. Unknown or repeated parameters, and any " +
+          "value out of range, answer 400 invalid_query (never clamped). No rate limit: no 429.",
+        tags: ["pets"],
+        parameters: [
+          {
+            name: "limit",
+            in: "query",
+            required: false,
+            description: "Page size: a plain decimal integer (no sign, no leading zero).",
+            schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+          },
+          {
+            name: "status",
+            in: "query",
+            required: false,
+            description: "Only pets with this status (case-sensitive). Default: no filter.",
+            schema: { $ref: "#/components/schemas/PetStatus" },
+          },
+          {
+            name: "after",
+            in: "query",
+            required: false,
+            description: "Cursor: only pets with a greater id. Default 0, the start.",
+            schema: { type: "integer", format: "int64", minimum: 0, maximum: 9007199254740991, default: 0 },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "A page of pets: a bare JSON array.",
+            headers: { Link: { $ref: "#/components/headers/NextLink" } },
+            content: { [json]: { schema: { type: "array", items: { $ref: "#/components/schemas/Pet" }, maxItems: 100 } } },
+          },
+          "400": errorResponse("A query parameter is unknown, repeated or invalid (`code` invalid_query); every problem is named."),
+          "401": unauthorized,
+          "500": internalError,
+        },
+      },
+      post: {
+        operationId: "createPet",
+        summary: "Add an animal",
+        description:
+          "Stores a new pet under the next id (positive, unique, never reused) and answers it with its " +
+          "Location. A status left out stays out. A member given twice counts once, with its last value. " +
+          "With the JSON-file store the 201 is sent only once the pet is on disk.",
+        tags: ["pets"],
+        requestBody: {
+          required: true,
+          description: "A new pet, as application/json (optionally charset=utf-8), at most 65536 bytes, no Content-Encoding.",
+          content: { [json]: { schema: { $ref: "#/components/schemas/NewPet" } } },
+        },
+        responses: {
+          "201": {
+            description: "The stored pet, with the id it was given.",
+            headers: { Location: { $ref: "#/components/headers/Location" } },
+            content: { [json]: { schema: { $ref: "#/components/schemas/Pet" } } },
+          },
+          "400": errorResponse(
+            "The body is empty, not JSON, not UTF-8, not an object, or has missing, invalid or unknown fields " +
+              "(`id` included) (`code` invalid_body); every problem is named.",
+          ),
+          "401": unauthorized,
+          "413": errorResponse("The body is larger than 65536 bytes (`code` payload_too_large)."),
+          "415": errorResponse(
+            "The body is not application/json, or has a Content-Encoding other than identity (`code` unsupported_media_type).",
+            {
+              "Accept-Post": { description: "The accepted media type.", schema: { type: "string", const: "application/json" } },
+              "Accept-Encoding": { description: "Sent when the body was compressed.", schema: { type: "string", const: "identity" } },
+            },
+          ),
+          "500": internalError,
+          "503": { $ref: "#/components/responses/ServiceUnavailable" },
+        },
+      },
+    },
+    "/pets/{petId}": {
+      get: {
+        operationId: "getPet",
+        summary: "Fetch one animal (deprecated)",
+        description:
+          "Deprecated, removed on 5 December 2030: use GET /pets with the status filter. Every answer " +
+          "of this path, errors included, carries Deprecation, Sunset and a Link to the successor.",
+        deprecated: true,
+        tags: ["pets"],
+        parameters: [
+          {
+            name: "petId",
+            in: "path",
+            required: true,
+            description: "A pet id: a plain decimal integer from 1 to 9007199254740991, no leading zeros.",
+            schema: { type: "integer", format: "int64", minimum: 1, maximum: 9007199254740991 },
+          },
+        ],
+        responses: {
+          "200": {
+            description: "The pet.",
+            headers: deprecationHeaders,
+            content: { [json]: { schema: { $ref: "#/components/schemas/Pet" } } },
+          },
+          "400": errorResponse("`petId` is not a positive integer (`code` invalid_path).", deprecationHeaders),
+          "401": unauthorized,
+          "404": errorResponse("No pet has this id (`code` not_found).", deprecationHeaders),
+          "500": internalError,
+        },
+      },
+    },
+    "/store/orders": {
+      get: {
+        operationId: "listStoreOrders",
+        summary: "List store orders (not implemented)",
+        description: "Referred to by the interface but not specified: always answers 501 not_implemented.",
+        tags: ["store"],
+        responses: {
+          "401": unauthorized,
+          "501": errorResponse("Not implemented (`code` not_implemented)."),
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: {
+      bearerAuth: {
+        type: "http",
+        scheme: "bearer",
+        description:
+          "Authorization: Bearer <API key>. The scheme is case-insensitive; keys are configured on the server " +
+          "(API_KEYS) and every key may do everything.",
+      },
+    },
+    schemas: {
+      PetStatus: {
+        type: "string",
+        enum: ["available", "pending", "sold"],
+        description: "Availability of a pet.",
+      },
+      PetName: {
+        type: "string",
+        minLength: 1,
+        maxLength: 200,
+        pattern: "\\S",
+        description: "Not only whitespace; at most 200 characters (Unicode code points); well-formed Unicode; stored as sent.",
+      },
+      CategoryId: {
+        type: "integer",
+        format: "int64",
+        minimum: -9007199254740991,
+        maximum: 9007199254740991,
+        description:
+          "Written as a plain integer (no fraction or exponent). Values JavaScript cannot hold exactly are refused, never rounded.",
+      },
+      NewPet: {
+        type: "object",
+        description: "A pet as a client sends it. Any other member (id included) is refused.",
+        required: ["name", "categoryId"],
+        additionalProperties: false,
+        properties: {
+          name: { $ref: "#/components/schemas/PetName" },
+          categoryId: { $ref: "#/components/schemas/CategoryId" },
+          status: { $ref: "#/components/schemas/PetStatus", description: "Optional; no default: left out, it stays out." },
+        },
+      },
+      Pet: {
+        type: "object",
+        description: "A stored pet: a NewPet plus its id.",
+        required: ["id", "name", "categoryId"],
+        additionalProperties: false,
+        properties: {
+          id: {
+            type: "integer",
+            format: "int64",
+            minimum: 1,
+            maximum: 9007199254740991,
+            description: "Assigned by the service; ascending in creation order.",
+          },
+          name: { $ref: "#/components/schemas/PetName" },
+          categoryId: { $ref: "#/components/schemas/CategoryId" },
+          status: { $ref: "#/components/schemas/PetStatus" },
+        },
+      },
+      Error: {
+        type: "object",
+        required: ["code", "message", "status"],
+        additionalProperties: false,
+        properties: {
+          code: {
+            type: "string",
+            enum: [
+              "invalid_body",
+              "invalid_query",
+              "invalid_path",
+              "unauthorized",
+              "not_found",
+              "method_not_allowed",
+              "payload_too_large",
+              "unsupported_media_type",
+              "internal_error",
+              "not_implemented",
+              "service_unavailable",
+            ],
+          },
+          message: { type: "string", description: "For people: names every problem found." },
+          status: { type: "integer", minimum: 400, maximum: 599, description: "Repeats the HTTP status." },
+        },
+      },
+    },
+    responses: {
+      Unauthorized: errorResponse("Missing or invalid API key (`code` unauthorized). Checked before anything else.", {
+        "WWW-Authenticate": { $ref: "#/components/headers/WWW-Authenticate" },
+      }),
+      InternalError: errorResponse("Unexpected error (`code` internal_error); logged, never detailed in the body."),
+      ServiceUnavailable: errorResponse(
+        "The store cannot take writes (`code` service_unavailable): its data file could not be written (a restart " +
+          "recovers), or the server is shutting down.",
+      ),
+      MethodNotAllowed: errorResponse("The path does not offer this method (`code` method_not_allowed).", {
+        Allow: { description: "The methods the path offers.", schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" } },
+      }),
+    },
+    headers: {
+      "WWW-Authenticate": {
+        description: 'Bearer challenge (RFC 6750); error="invalid_token" when a bearer token was sent.',
+        schema: { type: "string", pattern: '^Bearer realm="[^"]*"(, error="invalid_token")?$' },
+      },
+      NextLink: {
+        description: "RFC 8288 link to the next page, present when a further pet exists.",
+        schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
+      },
+      Location: {
+        description: "Absolute URL of the created pet.",
+        schema: { type: "string", format: "uri", pattern: "/pets/[1-9][0-9]*$" },
+      },
+      Deprecation: {
+        description: "RFC 9745: deprecated since 2026-11-22 (the interface gives no date).",
+        schema: { type: "string", pattern: "^@[0-9]+$" },
+      },
+      Sunset: {
+        description: "RFC 8594: removal date.",
+        schema: { type: "string", const: "Thu, 05 Dec 2030 00:00:00 GMT" },
+      },
+      SuccessorLink: {
+        description: "Link to the replacement operation, GET /pets.",
+        schema: { type: "string", pattern: '^<[^>]+/pets>; rel="successor-version"$' },
+      },
+    },
+  },
+};
+
+/** The document as the JSON text served at `{basePath}/openapi.json`. */
+export const OPENAPI_JSON: string = JSON.stringify(OPENAPI_DOCUMENT);
