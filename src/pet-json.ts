@@ -6,7 +6,8 @@
  * `JSON.stringify` of a page of 20 pets takes ~10 µs, two thirds of a whole list request (profiled
  * with `node --cpu-prof`); joining remembered texts takes ~1.5 µs. Memory stays bounded: past
  * `REMEMBERED` pets, the oldest texts are forgotten. A store that builds new objects for every
- * read simply never hits.
+ * read simply never hits. The oldest entry is found through a ring of keys: asking a Map for its
+ * first key after many deletions walks past every deleted slot (~20 µs here).
  */
 import type { Pet } from "./pet.ts";
 
@@ -14,13 +15,18 @@ import type { Pet } from "./pet.ts";
 const REMEMBERED = 10_000;
 
 const texts = new Map<Pet, string>();
+const order: (Pet | undefined)[] = new Array(REMEMBERED);
+let oldest = 0;
 
 /** The JSON text of one pet. */
 export function petJson(pet: Pet): string {
   let text = texts.get(pet);
   if (text === undefined) {
     text = JSON.stringify(pet);
-    if (texts.size >= REMEMBERED) texts.delete(texts.keys().next().value!);
+    const forgotten = order[oldest];
+    if (forgotten !== undefined) texts.delete(forgotten);
+    order[oldest] = pet;
+    oldest = (oldest + 1) % REMEMBERED;
     texts.set(pet, text);
   }
   return text;
