@@ -285,6 +285,7 @@ export const OPENAPI_DOCUMENT: Json = {
     },
     headers: {
       "WWW-Authenticate": {
+        required: true,
         description: 'Bearer challenge (RFC 6750); error="invalid_token" when a bearer token was sent.',
         schema: { type: "string", pattern: '^Bearer realm="[^"]*"(, error="invalid_token")?$' },
       },
@@ -293,18 +294,22 @@ export const OPENAPI_DOCUMENT: Json = {
         schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
       },
       Location: {
+        required: true,
         description: "Absolute URL of the created pet.",
         schema: { type: "string", format: "uri", pattern: "/pets/[1-9][0-9]*$" },
       },
       Deprecation: {
+        required: true,
         description: "RFC 9745: deprecated since 2026-11-22 (the interface gives no date).",
         schema: { type: "string", pattern: "^@[0-9]+$" },
       },
       Sunset: {
+        required: true,
         description: "RFC 8594: removal date.",
         schema: { type: "string", const: "Thu, 05 Dec 2030 00:00:00 GMT" },
       },
       SuccessorLink: {
+        required: true,
         description: "Link to the replacement operation, GET /pets.",
         schema: { type: "string", pattern: '^<[^>]+/pets>; rel="successor-version"$' },
       },

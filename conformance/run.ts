@@ -1,0 +1,101 @@
+/**
+ * @module
+ * The conformance checks, by tools nobody on the project wrote. Run from the repository root with
+ * `npm run test:conformance`, which installs them here first.
+ *
+ * 1. The OpenAPI document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator) and passes
+ *    `redocly lint` with its recommended rules (two findings ignored on purpose, see
+ *    `.redocly.lint-ignore.yaml`).
+ * 2. Every response the real servers send in the HTTP suite conforms to the document (Prism proxy).
+ * 3. A contract test generated from the document (Portman) passes when Newman runs it against the
+ *    real servers.
+ * Ends with `conformance: N passed, M failed`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { OPENAPI_JSON } from "../src/mod.ts";
+import type { Runtime } from "../test/server-process.ts";
+import { startServer } from "../test/server-process.ts";
+import { tempDataFile } from "../test/temp.ts";
+
+const HERE = import.meta.dir;
+const ROOT = join(HERE, "..");
+const BIN = join(HERE, "node_modules", ".bin");
+const OUT = join(HERE, ".out");
+const DOCUMENT = join(OUT, "openapi.json");
+const RUNTIMES: Runtime[] = ["bun", "deno", "node"];
+const KEY = "conformance-key";
+
+let passed = 0;
+let failed = 0;
+function record(name: string, ok: boolean, detail = ""): void {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? "PASS" : "FAIL"} ${name}${detail === "" ? "" : `\n${detail}`}`);
+}
+
+function run(argv: string[], cwd: string, env: Record<string, string> = {}): { code: number; output: string } {
+  const result = Bun.spawnSync(argv, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  return { code: result.exitCode ?? 1, output: result.stdout.toString() + result.stderr.toString() };
+}
+
+mkdirSync(OUT, { recursive: true });
+writeFileSync(DOCUMENT, OPENAPI_JSON);
+
+// 1. The document itself.
+const validation = await new Validator().validate(JSON.parse(OPENAPI_JSON));
+record("the document is valid OpenAPI 3.1 (openapi-schema-validator)", validation.valid, validation.valid ? "" : JSON.stringify(validation.errors, null, 2));
+const lint = run([join(BIN, "redocly"), "lint", ".out/openapi.json", "--format", "stylish"], HERE);
+record("the document passes redocly lint (recommended rules)", lint.code === 0, lint.code === 0 ? "" : lint.output);
+
+// 2. The HTTP suite through Prism, on every runtime and store.
+const prism = run([process.execPath, "test", "./conformance/prism.test.ts"], ROOT, { CONFORMANCE_RUNTIMES: RUNTIMES.join(",") });
+const prismPassed = Number(/^\s*(\d+) pass$/m.exec(prism.output)?.[1] ?? 0);
+const prismFailed = Number(/^\s*(\d+) fail$/m.exec(prism.output)?.[1] ?? 0);
+passed += prismPassed;
+failed += prismFailed + (prism.code !== 0 && prismFailed === 0 ? 1 : 0);
+console.log(`${prism.code === 0 ? "PASS" : "FAIL"} the HTTP suite through Prism: ${prismPassed} passed, ${prismFailed} failed`);
+if (prism.code !== 0) console.log(prism.output.split("\n").filter((line) => !line.startsWith("(pass)")).join("\n"));
+
+// 3. Portman's generated contract tests, run by Newman.
+for (const runtime of RUNTIMES) {
+  for (const store of ["memory", "file"] as const) {
+    const settings = store === "file" ? { STORE: "file", DATA_FILE: tempDataFile() } : { STORE: "memory" };
+    const server = await startServer(runtime, { API_KEYS: KEY, ...settings });
+    try {
+      // getPet is called with petId 1 (portman-config.json): make it exist.
+      await fetch(`${server.url}/pets`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+        body: '{"name":"Rex","categoryId":1}',
+      });
+      const collection = join(OUT, `collection-${runtime}-${store}.json`);
+      const report = join(OUT, `newman-${runtime}-${store}.json`);
+      const generate = run(
+        [join(BIN, "portman"), "-l", DOCUMENT, "-b", server.url, "-c", "portman-config.json", "-o", collection, "--logAssignVariables=false"],
+        HERE,
+      );
+      if (generate.code !== 0) {
+        record(`Portman generates the contract tests (${runtime}, ${store})`, false, generate.output);
+        continue;
+      }
+      const newman = run(
+        [join(BIN, "newman"), "run", collection, "--env-var", `bearerToken=${KEY}`, "--reporters", "cli,json", "--reporter-json-export", report],
+        HERE,
+      );
+      const stats = (JSON.parse(readFileSync(report, "utf8")) as { run: { stats: { assertions: { total: number; failed: number } } } }).run.stats;
+      const ok = newman.code === 0 && stats.assertions.failed === 0 && stats.assertions.total > 0;
+      record(
+        `Newman runs Portman's contract tests on ${runtime} with the ${store} store: ${stats.assertions.total} assertions, ${stats.assertions.failed} failed`,
+        ok,
+        ok ? "" : newman.output,
+      );
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  }
+}
+
+console.log(`conformance: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
