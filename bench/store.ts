@@ -2,7 +2,7 @@
  * @module
  * Store benchmark: creates per second at concurrency 1, 16 and 64 (durable for the file store), list
  * latency with 1,000 and 1,000,000 pets, and file-store startup time and memory with 100,000 and
- * 1,000,000 pets. Run with `npm run bench:store` (Bun); prints a Markdown table.
+ * 1,000,000 pets, and memory store RSS per pet at 1,000,000. Run with `npm run bench:store` (Bun).
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,10 +12,7 @@ import { openJsonFileStore } from "../adapters/json-file-store.ts";
 
 const FOLDER = join("data", "bench");
 const quiet = { info: () => {}, warn: () => {} };
-const rows: string[][] = [];
-
 function report(...cells: string[]): void {
-  rows.push(cells);
   console.log(cells.join("  |  "));
 }
 
@@ -81,6 +78,21 @@ function startupInChild(path: string): { ms: number; rssMiB: number } {
   return JSON.parse(run.stdout.toString()) as { ms: number; rssMiB: number };
 }
 
+/** Resident memory per pet of a memory store filled with `count` pets, measured in a fresh process. */
+function memoryStoreBytesPerPet(count: number): number {
+  const script = `
+    import { createMemoryStore } from "./src/mod.ts";
+    Bun.gc(true);
+    const before = process.memoryUsage().rss;
+    const store = createMemoryStore();
+    for (let i = 0; i < ${count}; i++) await store.create({ name: "pet " + i, categoryId: i % 100, status: "available" });
+    Bun.gc(true);
+    console.log((process.memoryUsage().rss - before) / ${count});`;
+  const run = Bun.spawnSync([process.execPath, "-e", script]);
+  if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+  return Number(run.stdout.toString());
+}
+
 rmSync(FOLDER, { recursive: true, force: true });
 mkdirSync(FOLDER, { recursive: true });
 console.log(`store benchmark, Bun ${Bun.version}, ${new Date().toISOString()}`);
@@ -106,4 +118,5 @@ for (const count of [100_000, 1_000_000]) {
   const { ms, rssMiB } = startupInChild(path);
   report(`file store startup with ${count} pets`, `${Math.round(ms)} ms`, `RSS ${Math.round(rssMiB)} MiB (${Math.round((rssMiB * 2 ** 20) / count)} B/pet)`);
 }
+report("memory store RSS per pet with 1000000 pets", `${Math.round(memoryStoreBytesPerPet(1_000_000))} B`);
 rmSync(FOLDER, { recursive: true, force: true });
