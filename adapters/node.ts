@@ -36,10 +36,10 @@ const HOST_HEADER = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{
 /** A listener that serves `handle` with a lazily built request and writes its reply directly. */
 export function toNodeReplyListener(handle: (request: RequestLike) => Promise<Reply>, options: NodeBridgeOptions = {}): NodeListener {
   return (request, response) => {
-    handle(lazyRequest(request)).then(
-      (reply) => writeReply(request, response, reply, options),
-      (error: unknown) => failed(request, response, error, options),
-    );
+    // A throw while writing (say, a header Node refuses) is caught too, never left unhandled.
+    handle(lazyRequest(request))
+      .then((reply) => writeReply(request, response, reply, options))
+      .catch((error: unknown) => failed(request, response, error, options));
   };
 }
 
@@ -58,10 +58,9 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
       init.body = body;
       init.duplex = "half";
     }
-    handler(new Request(lazy.url, init)).then(
-      (answer) => writeResponse(request, response, answer, options),
-      (error: unknown) => failed(request, response, error, options),
-    );
+    handler(new Request(lazy.url, init))
+      .then((answer) => writeResponse(request, response, answer, options))
+      .catch((error: unknown) => failed(request, response, error, options));
   };
 }
 
