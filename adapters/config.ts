@@ -4,6 +4,8 @@
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
 
+import { isBearerToken } from "../src/mod.ts";
+
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory";
 
@@ -41,7 +43,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const store = setting("STORE") || "file";
   if (store !== "file" && store !== "memory") problems.push(`STORE must be "file" or "memory", got "${store}"`);
   const configuredKeys = (setting("API_KEYS") ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
-  if (configuredKeys.some((key) => !/^[A-Za-z0-9\-._~+/]+=*$/.test(key))) {
+  if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
   if (problems.length > 0) return { ok: false, problems };

@@ -19,12 +19,16 @@ export type KeyChecker = (authorization: string | null) => AuthOutcome;
 // RFC 6750 §2.1: the token has the token68 syntax.
 const BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 const BEARER_SCHEME = /^bearer(?: |$)/i;
-const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/** Whether a key can be sent as a bearer token (RFC 6750 token68: letters, digits, `-._~+/`, then `=`). */
+export function isBearerToken(key: string): boolean {
+  return /^[A-Za-z0-9\-._~+/]+=*$/.test(key);
+}
 
 /** A checker that accepts exactly the given keys; throws when there are none or one is not a token. */
 export function createKeyChecker(keys: readonly string[]): KeyChecker {
   if (keys.length === 0) throw new RangeError("Cannot check API keys: no key is configured");
-  if (!keys.every((key) => TOKEN68.test(key))) {
+  if (!keys.every(isBearerToken)) {
     throw new RangeError("Cannot check API keys: a key holds characters a bearer token cannot carry");
   }
   const configured = [...keys];

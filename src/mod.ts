@@ -11,6 +11,7 @@
  * ```
  */
 export type { App, AppOptions, Handler } from "./app.ts";
+export { isBearerToken } from "./auth.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
 export { ERROR_STATUS, errorReply } from "./errors.ts";

@@ -4,15 +4,14 @@
  */
 import type { PageQuery } from "./store.ts";
 import type { PetStatus } from "./pet.ts";
-import { isPetStatus, PET_STATUSES } from "./pet.ts";
+import { isPetStatus } from "./pet.ts";
 import type { Validation } from "./validation.ts";
-import { describe, invalid, parseCanonicalInteger, valid } from "./validation.ts";
+import { describe, invalid, parseCanonicalInteger, statusProblem, valid } from "./validation.ts";
 
 /** The smallest, largest and default page size. */
 export const LIMIT = { min: 1, max: 100, default: 20 } as const;
 
 const PARAMETERS = new Set(["limit", "status", "after"]);
-const STATUS_LIST = PET_STATUSES.map((status) => `"${status}"`).join(", ");
 
 /** Checks a list query; every parameter may appear at most once and unknown ones are refused. */
 export function validateListQuery(params: URLSearchParams): Validation<PageQuery> {
@@ -35,7 +34,7 @@ export function validateListQuery(params: URLSearchParams): Validation<PageQuery
   let status: PetStatus | undefined;
   if (statusText !== null) {
     if (isPetStatus(statusText)) status = statusText;
-    else problems.push(`"status" must be one of ${STATUS_LIST}, got ${describe(statusText)}`);
+    else problems.push(statusProblem(statusText));
   }
   if (after === undefined) {
     problems.push(`"after" must be a pet id (an integer of 0 or more), got ${describe(afterText)}`);

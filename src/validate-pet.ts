@@ -4,15 +4,14 @@
  * from JSON text to a clean value or every problem found.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
-import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
+import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, withId } from "./pet.ts";
 import { hasFractionOrExponent, topLevelNumberLiterals } from "./number-literals.ts";
 import type { Validation } from "./validation.ts";
-import { describe, invalid, valid } from "./validation.ts";
+import { describe, invalid, statusProblem, valid } from "./validation.ts";
 
 const NEW_PET_FIELDS = new Set(["name", "categoryId", "status"]);
 const STORED_PET_FIELDS = new Set(["id", ...NEW_PET_FIELDS]);
 const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
-const STATUS_LIST = PET_STATUSES.map((status) => `"${status}"`).join(", ");
 
 /** Parses and checks a create-pet body; the value holds only the known fields. */
 export function validateNewPet(text: string): Validation<NewPet> {
@@ -58,7 +57,7 @@ function checkFields(
 ): Validation<NewPet> {
   const all = [...problems];
   for (const key in fields) if (!known.has(key)) all.push(unknownFieldProblem(key));
-  const fieldProblems = [nameProblem(fields["name"]), categoryIdProblem(fields["categoryId"], text), statusProblem(fields["status"])];
+  const fieldProblems = [nameProblem(fields["name"]), categoryIdProblem(fields["categoryId"], text), statusFieldProblem(fields["status"])];
   for (const problem of fieldProblems) if (problem !== undefined) all.push(problem);
   if (all.length > 0) return invalid(all);
 
@@ -100,7 +99,6 @@ function categoryIdProblem(value: unknown, text: string): string | undefined {
   return undefined;
 }
 
-function statusProblem(value: unknown): string | undefined {
-  if (value === undefined || isPetStatus(value)) return undefined;
-  return `"status" must be one of ${STATUS_LIST}, got ${describe(value)}`;
+function statusFieldProblem(value: unknown): string | undefined {
+  return value === undefined || isPetStatus(value) ? undefined : statusProblem(value);
 }

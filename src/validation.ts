@@ -2,6 +2,7 @@
  * @module
  * The result type every validator returns, and small helpers shared by them.
  */
+import { PET_STATUSES } from "./pet.ts";
 
 /** A validated value, or every problem found, each naming the field and what was wrong. */
 export type Validation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string[] };
@@ -26,6 +27,11 @@ export function parseCanonicalInteger(text: string): number | undefined {
   if (!CANONICAL_INTEGER.test(text)) return undefined;
   const value = Number(text);
   return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** The problem with a status value that is not one of the pet statuses. */
+export function statusProblem(value: unknown): string {
+  return `"status" must be one of ${PET_STATUSES.map((status) => `"${status}"`).join(", ")}, got ${describe(value)}`;
 }
 
 /** A short, quoted rendering of a value for an error message. */
