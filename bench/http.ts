@@ -4,7 +4,8 @@
  * precomputed bytes (the limit) and against the same API written with Hono, under wrk load.
  * Targets are interleaved (A, B, C, A, B, C …) over several rounds so machine drift cancels out;
  * medians are reported. Run from the repository root with `npm run bench`. Needs `wrk`
- * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (2), BENCH_RUNTIMES.
+ * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (2), BENCH_RUNTIMES,
+ * BENCH_SCENARIOS (comma-separated, default all).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +21,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const RUNTIMES = (process.env.BENCH_RUNTIMES ?? "bun,deno,node").split(",") as Runtime[];
 const MILLION = 1_000_000;
+const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "list,get,sold-1k,sold-1M,create,create-c64").split(",") as Scenario[];
+/** Only a run of every scenario on every runtime replaces bench/RESULTS.md. */
+const FULL_RUN = process.env.BENCH_SCENARIOS === undefined && process.env.BENCH_RUNTIMES === undefined;
 
 const PATHS: Record<Scenario, string> = {
   list: "/pets?limit=20",
@@ -144,7 +148,7 @@ if (Bun.spawnSync(["which", "wrk"]).exitCode !== 0) {
 const dataFolder = join(ROOT, "data", "bench");
 mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
-writeDataFile(millionFile, MILLION);
+if (SCENARIOS.includes("sold-1M")) writeDataFile(millionFile, MILLION);
 
 /**
  * Which targets run each scenario, in interleaving order. On Node, "direct" is the core behind
@@ -190,7 +194,7 @@ for (const runtime of RUNTIMES) {
     return server;
   };
   for (let round = 1; round <= ROUNDS; round++) {
-    for (const scenario of Object.keys(PLAN) as Scenario[]) {
+    for (const scenario of SCENARIOS) {
       for (const kind of planFor(runtime, scenario)) {
         const result = measure(await serverFor(scenario, kind), scenario, SECONDS);
         const list = results.get(key(runtime, scenario, kind)) ?? [];
@@ -210,7 +214,7 @@ const table: string[] = [
 const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
   median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
 for (const runtime of RUNTIMES) {
-  for (const scenario of Object.keys(PLAN) as Scenario[]) {
+  for (const scenario of SCENARIOS) {
     const projects = PLAN[scenario].filter((kind) => kind.startsWith("project"));
     for (const project of projects) {
       const plan = planFor(runtime, scenario);
@@ -239,5 +243,5 @@ const report = [
   ...table,
   "",
 ].join("\n");
-writeFileSync(join(import.meta.dir, "RESULTS.md"), report);
+if (FULL_RUN) writeFileSync(join(import.meta.dir, "RESULTS.md"), report);
 console.log(`\n${table.join("\n")}`);

@@ -12,7 +12,7 @@ import { validateListQuery } from "./validate-list-query.ts";
 
 /** Answers `GET /pets`: 200 with a bare JSON array, plus `Link: <…>; rel="next"` when more may follow. */
 export async function listPets(context: Context): Promise<Reply> {
-  const query = validateListQuery(new URLSearchParams(context.query));
+  const query = validateListQuery(context.query);
   if (!query.ok) return errorReply("invalid_query", `Cannot list pets: ${query.issues.join("; ")}`);
   const { limit } = query.value;
   // One pet more than asked tells whether a next page exists without a second query.

@@ -6,6 +6,7 @@ import type { PageQuery } from "./store.ts";
 import type { PetStatus } from "./pet.ts";
 import { isPetStatus } from "./pet.ts";
 import type { Validation } from "./validation.ts";
+import { parseQuery } from "./query-string.ts";
 import { describe, invalid, parseCanonicalInteger, statusProblem, valid } from "./validation.ts";
 
 /** The smallest, largest and default page size. */
@@ -13,18 +14,18 @@ export const LIMIT = { min: 1, max: 100, default: 20 } as const;
 
 const PARAMETERS = new Set(["limit", "status", "after"]);
 
-/** Checks a list query; every parameter may appear at most once and unknown ones are refused. */
-export function validateListQuery(params: URLSearchParams): Validation<PageQuery> {
+/** Checks a list query string (without `?`); every parameter may appear at most once and unknown ones are refused. */
+export function validateListQuery(queryString: string): Validation<PageQuery> {
   const problems: string[] = [];
-  const seen = new Set<string>();
-  for (const key of params.keys()) {
-    if (!PARAMETERS.has(key)) problems.push(`unknown parameter ${describe(key)}; known are "limit", "status", "after"`);
-    else if (seen.has(key)) problems.push(`"${key}" must be given at most once`);
-    seen.add(key);
+  const given = new Map<string, string>();
+  for (const [name, value] of parseQuery(queryString)) {
+    if (!PARAMETERS.has(name)) problems.push(`unknown parameter ${describe(name)}; known are "limit", "status", "after"`);
+    else if (given.has(name)) problems.push(`"${name}" must be given at most once`);
+    else given.set(name, value);
   }
-  const limitText = params.get("limit");
-  const statusText = params.get("status");
-  const afterText = params.get("after");
+  const limitText = given.get("limit") ?? null;
+  const statusText = given.get("status") ?? null;
+  const afterText = given.get("after") ?? null;
   const limit = limitText === null ? LIMIT.default : parseCanonicalInteger(limitText);
   const after = afterText === null ? 0 : parseCanonicalInteger(afterText);
 

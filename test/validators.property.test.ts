@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { LIMIT, MAX_EXACT_INTEGER, validateNewPet } from "../src/mod.ts";
 import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/number-literals.ts";
+import { parseQuery } from "../src/query-string.ts";
 import { createPets, get, testApp } from "./helpers.ts";
 
 const status = fc.constantFrom("available", "pending", "sold");
@@ -82,5 +83,21 @@ describe("hasFractionOrExponent", () => {
       const written = [...topLevelNumberLiterals(json).values()];
       expect(hasFractionOrExponent(json)).toBe(written.some((literal) => /[.eE]/.test(literal)));
     }));
+  });
+});
+
+describe("parseQuery", () => {
+  test("reads back any pairs a form encoder wrote, as URLSearchParams does", () => {
+    const pairs = fc.array(fc.tuple(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme" })));
+    fc.assert(fc.property(pairs, (written) => {
+      const query = new URLSearchParams(written).toString();
+      expect(parseQuery(query)).toEqual(written);
+    }));
+  });
+
+  test("skips empty parts, reads a bare name as an empty value and keeps broken escapes as written", () => {
+    expect(parseQuery("")).toEqual([]);
+    expect(parseQuery("a&&b=&=c&")).toEqual([["a", ""], ["b", ""], ["", "c"]]);
+    expect(parseQuery("limit=%32%30&status=a+b&x=%zz+1")).toEqual([["limit", "20"], ["status", "a b"], ["x", "%zz 1"]]);
   });
 });
