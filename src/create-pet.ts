@@ -6,7 +6,6 @@ import type { Context } from "./context.ts";
 import type { Reply } from "./reply.ts";
 import { errorReply } from "./errors.ts";
 import { readJsonBody } from "./read-body.ts";
-import { petJson } from "./pet-json.ts";
 import { jsonTextReply } from "./reply.ts";
 import { validateNewPet } from "./validate-pet.ts";
 
@@ -19,5 +18,7 @@ export async function createPet(context: Context): Promise<Reply> {
   const pet = validateNewPet(body.text);
   if (!pet.ok) return errorReply("invalid_body", `${ACTION}: ${pet.issues.join("; ")}`);
   const stored = await context.store.create(pet.value);
-  return jsonTextReply(201, petJson(stored), { location: `${context.baseUrl}/pets/${stored.id}` });
+  // Written afresh rather than remembered: a new pet is rarely asked for again at once, and
+  // remembering every created pet would evict the pets that pages are made of.
+  return jsonTextReply(201, JSON.stringify(stored), { location: `${context.baseUrl}/pets/${stored.id}` });
 }
