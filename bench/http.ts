@@ -231,6 +231,14 @@ for (const runtime of RUNTIMES) {
     }
   }
 }
+
+/** Scale: the sold-filtered list's p50 latency with a million pets over that with a thousand. */
+const measuredScale = SCENARIOS.includes("sold-1k") && SCENARIOS.includes("sold-1M");
+const scale = (measuredScale ? RUNTIMES : []).map((runtime) => {
+  const small = mid(runtime, "sold-1k", "project", "p50");
+  const large = mid(runtime, "sold-1M", "project-file", "p50");
+  return `- ${runtime}: sold list p50 ${large.toFixed(2)} ms with 1,000,000 pets / ${small.toFixed(2)} ms with 1,000 = ${(large / small).toFixed(2)}`;
+});
 const report = [
   "# Benchmark results",
   "",
@@ -242,6 +250,9 @@ const report = [
   "",
   ...table,
   "",
+  "Scale (target ≤ 1.2):",
+  ...scale,
+  "",
 ].join("\n");
 if (FULL_RUN) writeFileSync(join(import.meta.dir, "RESULTS.md"), report);
-console.log(`\n${table.join("\n")}`);
+console.log(`\n${[...table, "", ...scale].join("\n")}`);
