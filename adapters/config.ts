@@ -7,7 +7,7 @@
 import { isBearerToken } from "../src/mod.ts";
 
 /** Which store the standalone server keeps pets in. */
-export type StoreKind = "file" | "memory";
+export type StoreKind = "file" | "memory" | "postgres";
 
 /** Everything the standalone server needs to start. */
 export interface Config {
@@ -18,6 +18,8 @@ export interface Config {
   readonly keyGenerated: boolean;
   readonly store: StoreKind;
   readonly dataFile: string;
+  /** The PostgreSQL connection URL, for `store: "postgres"` (`""` otherwise). */
+  readonly databaseUrl: string;
 }
 
 /** The settings, or every problem found in them. */
@@ -29,6 +31,7 @@ const FLAGS = new Map([
   ["--api-keys", "API_KEYS"],
   ["--store", "STORE"],
   ["--data-file", "DATA_FILE"],
+  ["--database-url", "DATABASE_URL"],
 ]);
 
 /** Reads the settings from environment variables and command-line arguments. */
@@ -41,7 +44,13 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
   if (port < 0 || port > 65535) problems.push(`PORT must be an integer from 0 to 65535, got "${portText}"`);
   const store = setting("STORE") || "file";
-  if (store !== "file" && store !== "memory") problems.push(`STORE must be "file" or "memory", got "${store}"`);
+  if (store !== "file" && store !== "memory" && store !== "postgres") {
+    problems.push(`STORE must be "file", "memory" or "postgres", got "${store}"`);
+  }
+  const databaseUrl = store === "postgres" ? setting("DATABASE_URL") ?? "" : "";
+  if (store === "postgres" && !isPostgresUrl(databaseUrl)) {
+    problems.push("STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database");
+  }
   const configuredKeys = (setting("API_KEYS") ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
@@ -57,8 +66,13 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       keyGenerated,
       store: store as StoreKind,
       dataFile: setting("DATA_FILE") || "data/pets.json",
+      databaseUrl,
     },
   };
+}
+
+function isPostgresUrl(text: string): boolean {
+  return URL.canParse(text) && ["postgres:", "postgresql:"].includes(new URL(text).protocol);
 }
 
 function flagSettings(args: readonly string[], problems: string[]): Record<string, string> {

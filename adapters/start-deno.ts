@@ -4,6 +4,7 @@
  * adapters/start-deno.ts` runs the standalone server on Deno.
  */
 import { serveDeno } from "./deno.ts";
+import { connectPostgresJs } from "./postgres-connection.ts";
 import { start } from "./start.ts";
 
-await start(serveDeno);
+await start(serveDeno, { connectPostgres: connectPostgresJs });

@@ -6,20 +6,29 @@
 import process from "node:process";
 import type { PetStore } from "../src/mod.ts";
 import type { Config } from "./config.ts";
+import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve } from "./server.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
 import { readConfig } from "./config.ts";
 import { openJsonFileStore } from "./json-file-store.ts";
+import { describeDatabase } from "./postgres-connection.ts";
+import { openPostgresStore } from "./postgres-store.ts";
+
+/** What the standalone server needs from its runtime besides `serve`. */
+export interface RuntimeOptions {
+  /** Makes the PostgreSQL client this runtime uses, for `STORE=postgres`. */
+  readonly connectPostgres: ConnectPostgres;
+}
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** Runs the standalone server with the given runtime's `serve`. */
-export async function start(serve: Serve): Promise<void> {
+export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void> {
   const result = readConfig(process.env, process.argv.slice(2));
   if (!result.ok) return fail(result.problems);
   const { config } = result;
-  const store = await openStore(config);
+  const store = await openStore(config, runtime);
   const server = await serve(createApp({ store, apiKeys: config.apiKeys }), {
     port: config.port,
     hostname: config.host,
@@ -45,12 +54,25 @@ export async function start(serve: Serve): Promise<void> {
   process.on("SIGTERM", stop);
 }
 
-async function openStore(config: Config): Promise<PetStore> {
+async function openStore(config: Config, runtime: RuntimeOptions): Promise<PetStore> {
   if (config.store === "memory") return createMemoryStore();
   try {
-    return await openJsonFileStore(config.dataFile);
+    return config.store === "postgres" ? await openDatabase(config.databaseUrl, runtime) : await openJsonFileStore(config.dataFile);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
+  }
+}
+
+/** The PostgreSQL store over a client of its own, which closing the store closes too. */
+async function openDatabase(url: string, runtime: RuntimeOptions): Promise<PetStore> {
+  const connection = await runtime.connectPostgres(url);
+  try {
+    const store = await openPostgresStore({ sql: connection.sql });
+    console.info(`opened ${describeDatabase(url)}`);
+    return { ...store, close: async () => (await store.close(), await connection.close()) };
+  } catch (error) {
+    await connection.close();
+    throw error;
   }
 }
 

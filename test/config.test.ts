@@ -12,6 +12,7 @@ describe("standalone settings", () => {
       keyGenerated: true,
       store: "file",
       dataFile: "data/pets.json",
+      databaseUrl: "",
     });
   });
 
@@ -25,13 +26,38 @@ describe("standalone settings", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      config: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json" },
+      config: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "" },
     });
   });
 
   test("flags mirror the variables and win over them, as --flag value or --flag=value", () => {
     const result = readConfig({ PORT: "1", STORE: "file" }, ["--port", "2", "--store=memory", "--api-keys=k", "--host", "0.0.0.0", "--data-file", "d.json"]);
-    expect(result.ok && result.config).toEqual({ port: 2, host: "0.0.0.0", apiKeys: ["k"], keyGenerated: false, store: "memory", dataFile: "d.json" });
+    expect(result.ok && result.config).toEqual({
+      port: 2,
+      host: "0.0.0.0",
+      apiKeys: ["k"],
+      keyGenerated: false,
+      store: "memory",
+      dataFile: "d.json",
+      databaseUrl: "",
+    });
+  });
+
+  test("STORE=postgres takes DATABASE_URL, or --database-url over it", () => {
+    const url = "postgres://app:secret@db.internal:5432/pets";
+    const fromEnv = readConfig({ STORE: "postgres", DATABASE_URL: url }, []);
+    expect(fromEnv.ok && fromEnv.config.store === "postgres" && fromEnv.config.databaseUrl).toBe(url);
+    const fromFlag = readConfig({ DATABASE_URL: "postgres://other/db" }, ["--store", "postgres", "--database-url", url]);
+    expect(fromFlag.ok && fromFlag.config.databaseUrl).toBe(url);
+  });
+
+  test("STORE=postgres without a postgres:// DATABASE_URL is a problem", () => {
+    for (const env of [{ STORE: "postgres" }, { STORE: "postgres", DATABASE_URL: "mysql://db/pets" }, { STORE: "postgres", DATABASE_URL: "db:5432" }]) {
+      const result = readConfig(env, []);
+      expect(result.ok ? [] : result.problems).toContain(
+        "STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database",
+      );
+    }
   });
 
   test("every bad setting is reported", () => {
@@ -39,7 +65,7 @@ describe("standalone settings", () => {
     expect(result.ok).toBe(false);
     const problems = result.ok ? [] : result.problems;
     expect(problems).toContain('PORT must be an integer from 0 to 65535, got "70000"');
-    expect(problems).toContain('STORE must be "file" or "memory", got "sql"');
+    expect(problems).toContain('STORE must be "file", "memory" or "postgres", got "sql"');
     expect(problems.join("\n")).toContain("API_KEYS must be comma-separated bearer tokens");
     expect(problems.join("\n")).toContain('Unknown argument "--colour"');
     expect(problems).toContain("--port needs a value");

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime } from "./server-process.ts";
+import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
@@ -27,10 +28,20 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** Starts the standalone server for `runtime` with `store` (a file store gets a fresh data file). */
-export function serverTarget(runtime: Runtime, store: "memory" | "file"): () => Promise<Target> {
+/** The stores the standalone server can run with. */
+export type StoreKind = "memory" | "file" | "postgres";
+
+/** Settings that give a server a fresh, empty store of the kind. */
+async function freshStore(store: StoreKind): Promise<Record<string, string>> {
+  if (store === "file") return { STORE: "file", DATA_FILE: tempDataFile() };
+  if (store === "postgres") return { STORE: "postgres", DATABASE_URL: await (await postgresServer()).createDatabase() };
+  return { STORE: "memory" };
+}
+
+/** Starts the standalone server for `runtime` with a fresh store of the kind. */
+export function serverTarget(runtime: Runtime, store: StoreKind): () => Promise<Target> {
   return async () => {
-    const storeSettings = store === "file" ? { STORE: "file", DATA_FILE: tempDataFile() } : { STORE: "memory" };
+    const storeSettings = await freshStore(store);
     const server = await startServer(runtime, { API_KEYS: `other-key,${HTTP_SUITE_KEY}`, ...storeSettings });
     return { url: server.url, directUrl: server.url, stop: async () => void (await server.stop("SIGKILL")) };
   };

@@ -6,7 +6,7 @@ import { lifecycleSuite } from "./lifecycle-suite.ts";
 const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
 
 for (const runtime of RUNTIMES) {
-  for (const store of ["memory", "file"] as const) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
+  for (const store of ["memory", "file", "postgres"] as const) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
 }
