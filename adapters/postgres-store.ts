@@ -85,7 +85,9 @@ async function createSchema(sql: SqlClient): Promise<void> {
       category_id bigint not null check (category_id between -9007199254740991 and 9007199254740991),
       status text check (status in ('available', 'pending', 'sold'))
     )`;
-    await tx`create index if not exists pets_status_id on pets (status, id)`;
+    await tx`create index if not exists pets_available_id on pets (id) where status = 'available'`;
+    await tx`create index if not exists pets_pending_id on pets (id) where status = 'pending'`;
+    await tx`create index if not exists pets_sold_id on pets (id) where status = 'sold'`;
     await tx`insert into animal_store (schema_version, last_pet_id) values (${SCHEMA_VERSION}, 0) on conflict do nothing`;
     const rows = await tx`select schema_version from animal_store`;
     return Number(rows[0]?.["schema_version"]);
@@ -171,7 +173,7 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
       const rows = await read(
         () => status === undefined
           ? sql`select id, name, category_id, status from pets where id > ${after} order by id limit ${limit}`
-          : sql`select id, name, category_id, status from pets where status = ${status} and id > ${after} order by id limit ${limit}`,
+          : PAGE_OF_STATUS[status](sql, after, limit),
         timeoutMs,
       );
       return rows.map(petFromRow);
@@ -181,6 +183,21 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     },
   };
 }
+
+/**
+ * A page of pets of one status: one query per status, with the status written into its text, so
+ * the planner knows which partial index holds the page. With the status as a parameter, the plan
+ * PostgreSQL caches for a prepared statement scans the primary key and filters on status, which
+ * reads every pet when the status is rare (measured at 1,000,000 pets: 95-125 ms against 0.03 ms).
+ */
+const PAGE_OF_STATUS: Record<PetStatus, (sql: SqlQuery, after: number, limit: number) => PromiseLike<readonly Row[]>> = {
+  available: (sql, after, limit) =>
+    sql`select id, name, category_id, status from pets where status = 'available' and id > ${after} order by id limit ${limit}`,
+  pending: (sql, after, limit) =>
+    sql`select id, name, category_id, status from pets where status = 'pending' and id > ${after} order by id limit ${limit}`,
+  sold: (sql, after, limit) =>
+    sql`select id, name, category_id, status from pets where status = 'sold' and id > ${after} order by id limit ${limit}`,
+};
 
 /**
  * Inserts pets in one statement and resolves with the first id they got (the rest follow in
