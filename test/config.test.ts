@@ -4,8 +4,8 @@ import { readConfig } from "../adapters/config.ts";
 describe("standalone settings", () => {
   test("defaults: port 8080, host 127.0.0.1, file store at data/pets.json, a generated key", () => {
     const result = readConfig({}, []);
-    if (!result.ok) throw new Error(result.problems.join("; "));
-    expect(result.config).toEqual({
+    if (!result.ok) throw new Error(result.issues.join("; "));
+    expect(result.value).toEqual({
       port: 8080,
       host: "127.0.0.1",
       apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)],
@@ -18,26 +18,26 @@ describe("standalone settings", () => {
   test("two generated keys differ", () => {
     const first = readConfig({}, []);
     const second = readConfig({}, []);
-    expect(first.ok && second.ok && first.config.apiKeys[0] !== second.config.apiKeys[0]).toBe(true);
+    expect(first.ok && second.ok && first.value.apiKeys[0] !== second.value.apiKeys[0]).toBe(true);
   });
 
   test("environment variables set every setting; API_KEYS is a comma-separated list", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      config: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json" },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json" },
     });
   });
 
   test("flags mirror the variables and win over them, as --flag value or --flag=value", () => {
     const result = readConfig({ PORT: "1", STORE: "file" }, ["--port", "2", "--store=memory", "--api-keys=k", "--host", "0.0.0.0", "--data-file", "d.json"]);
-    expect(result.ok && result.config).toEqual({ port: 2, host: "0.0.0.0", apiKeys: ["k"], keyGenerated: false, store: "memory", dataFile: "d.json" });
+    expect(result.ok && result.value).toEqual({ port: 2, host: "0.0.0.0", apiKeys: ["k"], keyGenerated: false, store: "memory", dataFile: "d.json" });
   });
 
   test("every bad setting is reported", () => {
     const result = readConfig({ PORT: "70000", STORE: "sql", API_KEYS: "has space" }, ["--colour", "red", "--port"]);
     expect(result.ok).toBe(false);
-    const problems = result.ok ? [] : result.problems;
+    const problems = result.ok ? [] : result.issues;
     expect(problems).toContain('PORT must be an integer from 0 to 65535, got "70000"');
     expect(problems).toContain('STORE must be "file" or "memory", got "sql"');
     expect(problems.join("\n")).toContain("API_KEYS must be comma-separated bearer tokens");
