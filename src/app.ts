@@ -3,6 +3,8 @@
  * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`.
  */
 import type { AuthOutcome } from "./auth.ts";
+import type { RequestTarget } from "./_request-target.ts";
+import type { RouteMatch } from "./routes.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
 import { markDeprecated } from "./deprecation.ts";
@@ -66,20 +68,21 @@ export function createApp(options: AppOptions): App {
     const match = matchRoute(method, target.path.slice(basePath.length));
     const route = match?.route;
     const baseUrl = target.origin + basePath;
-    const outcome = route?.public ? "ok" : checkKey(request.headers.get("authorization"));
-    let response: Response;
-    if (outcome !== "ok") {
-      response = unauthorized(outcome, realm);
-    } else if (match === undefined) {
-      response = errorResponse("not_found", `Cannot ${method} ${target.path}: no such resource`);
-    } else if (match.route === undefined) {
-      const allow = match.allow;
-      response = errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { allow });
-    } else {
-      const { store } = options;
-      response = await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts });
-    }
+    const response = await dispatch(request, match, target, baseUrl);
     return route?.deprecation === undefined ? response : markDeprecated(response, route.deprecation, baseUrl);
+  }
+
+  /** The key is checked before routing, so an unknown path or method without a key answers 401. */
+  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string): Promise<Response> {
+    const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
+    if (outcome !== "ok") return unauthorized(outcome, realm);
+    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`);
+    if (match.route === undefined) {
+      const { allow } = match;
+      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { allow });
+    }
+    const { store } = options;
+    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts });
   }
 
   async function fetch(request: Request): Promise<Response> {

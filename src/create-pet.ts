@@ -13,7 +13,7 @@ const ACTION = "Cannot create pet";
 /** Answers `POST /pets`: 201 with the stored pet, or 400/413/415 naming what was wrong. */
 export async function createPet(context: Context): Promise<Response> {
   const body = await readJsonBody(context.request, context.maxBodyBytes, ACTION);
-  if (!body.ok) return body.issues;
+  if (!body.ok) return body.issues; // the 400, 413 or 415 that refuses the body
   const pet = validateNewPet(body.value);
   if (!pet.ok) return errorResponse("invalid_body", `${ACTION}: ${pet.issues.join("; ")}`);
   const stored = await context.store.create(pet.value);
