@@ -3,22 +3,21 @@
  * Serves the app with `Bun.serve`.
  */
 import type { Serve, Server } from "./server.ts";
-import { toResponse } from "../src/mod.ts";
-import { INTERNAL_ERROR } from "./server.ts";
+import { internalErrorResponse } from "../src/errors.ts";
 
 /** Serves an app on Bun; `app.fetch` goes to `Bun.serve` unchanged. */
-export const serveBun: Serve = (app, options) => {
+export const serveBun: Serve = async (app, options) => {
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
     // Without these, a throw answers with an HTML page holding the source code.
     development: false,
     error(error) {
-      options.onError?.(error);
-      return toResponse(INTERNAL_ERROR, "GET");
+      app.onError(error);
+      return internalErrorResponse();
     },
     fetch: app.fetch,
   });
   const handle: Server = { port: server.port ?? options.port, close: () => server.stop() };
-  return Promise.resolve(handle);
+  return handle;
 };

@@ -3,8 +3,8 @@
  * The standalone server's settings, read from the environment and mirrored by command-line flags
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
-
-import { isBearerToken } from "../src/mod.ts";
+import type { Validation } from "../src/validation.ts";
+import { isBearerToken } from "../src/auth.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
@@ -23,7 +23,7 @@ export interface Config {
 }
 
 /** The settings, or every problem found in them. */
-export type ConfigResult = { readonly ok: true; readonly config: Config } | { readonly ok: false; readonly problems: string[] };
+export type ConfigResult = Validation<Config>;
 
 const FLAGS = new Map([
   ["--port", "PORT"],
@@ -55,11 +55,11 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
-  if (problems.length > 0) return { ok: false, problems };
+  if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
   return {
     ok: true,
-    config: {
+    value: {
       port,
       host: setting("HOST") || "127.0.0.1",
       apiKeys: keyGenerated ? [generateKey()] : configuredKeys,

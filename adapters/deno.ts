@@ -2,13 +2,8 @@
  * @module
  * Serves the app with `Deno.serve`.
  */
-import { errorReply, toResponse } from "../src/mod.ts";
 import type { Serve, Server } from "./server.ts";
-import { INTERNAL_ERROR } from "./server.ts";
-
-const SHUTTING_DOWN = errorReply("service_unavailable", "The server is shutting down; retry on a new connection", {
-  connection: "close",
-});
+import { errorResponse, internalErrorResponse } from "../src/errors.ts";
 
 /**
  * Serves an app on Deno.
@@ -23,7 +18,9 @@ export const serveDeno: Serve = (app, options) =>
     let closing = false;
     let onIdle: (() => void) | undefined;
     const handler = async (request: Request): Promise<Response> => {
-      if (closing) return toResponse(SHUTTING_DOWN, request.method);
+      if (closing) {
+        return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
+      }
       inFlight++;
       try {
         return await app.fetch(request);
@@ -46,8 +43,8 @@ export const serveDeno: Serve = (app, options) =>
         resolve(handle);
       },
       onError(error) {
-        options.onError?.(error);
-        return toResponse(INTERNAL_ERROR, "GET");
+        app.onError(error);
+        return internalErrorResponse();
       },
     }, handler);
   });

@@ -14,8 +14,10 @@
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { NewPet, Pet, PetIndex, PetStore } from "../src/mod.ts";
-import { addPet, createPetIndex, pageOf, petById, StoreUnavailableError, withId } from "../src/mod.ts";
+import type { NewPet, Pet, PetStore } from "../src/mod.ts";
+import type { PetIndex } from "../src/_pet-index.ts";
+import { StoreUnavailableError } from "../src/mod.ts";
+import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
 import type { FileLock } from "./file-lock.ts";
 import { acquireLock, errorCode } from "./file-lock.ts";
 import { JOURNAL_HEADER, readJournal } from "./pet-journal.ts";
@@ -111,7 +113,7 @@ function journalStore(
   lock: FileLock,
   logger: Pick<Console, "info">,
 ): PetStore {
-  let lastId = index.all[index.all.length - 1]?.id ?? 0;
+  const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
   let pending: PendingCreate[] = [];
   let flushing: Promise<void> | undefined;
   let failure: StoreUnavailableError | undefined;
@@ -151,8 +153,7 @@ function journalStore(
     create(pet: NewPet): Promise<Pet> {
       if (failure !== undefined) return Promise.reject(failure);
       if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
-      lastId += 1;
-      const stored = withId(lastId, pet);
+      const stored = numbered(pet);
       return new Promise((resolve, reject) => {
         pending.push({ pet: stored, resolve, reject });
         flushing ??= flush();

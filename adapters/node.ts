@@ -1,25 +1,26 @@
 /**
  * @module
- * Serves the app with Node's `http` module.
- *
- * Two bridges: `toNodeListener` serves any Fetch API handler (a real `Request` in, a `Response`
- * out), and `toNodeReplyListener` serves this service's `handle`, which takes a lightweight
- * request and returns a plain reply that is written straight to the socket. On Node 20, building a
- * `Request` and then reading a `Response` costs more than half of the server's throughput; the
- * second bridge skips both and is what `serveNode` uses.
+ * Serves a Fetch API handler with Node's `http` module. `toNodeListener` is the whole bridge: one
+ * `try`, errors to `onError`, one internal-error answer. `serveNode` listens with it. What keeps
+ * Node fast lives in `_node/`: a lazy request for the app, and `FastResponse`, which is written
+ * without reading a stream.
  */
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Handler, Reply, RequestLike } from "../src/mod.ts";
+import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./server.ts";
-import { INTERNAL_ERROR } from "./server.ts";
+import { internalErrorResponse } from "../src/errors.ts";
+import { fetchRequest, nodeRequest } from "./_node/request.ts";
+import { FastResponse, headerRecord } from "./_node/response.ts";
+
+export { FastResponse } from "./_node/response.ts";
 
 /** A Node `http` request listener. */
 export type NodeListener = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** Options of the Node bridges. */
+/** Options of the Node bridge. */
 export interface NodeBridgeOptions {
   /** Called with errors that escape the handler; they are answered with a 500 error object. */
   readonly onError?: (error: unknown) => void;
@@ -31,43 +32,17 @@ export interface NodeBridgeOptions {
 }
 
 const DEFAULT_DRAIN_LIMIT = 65536;
-const HOST_HEADER = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
-/** A listener that serves `handle` with a lazily built request and writes its reply directly. */
-export function toNodeReplyListener(handle: (request: RequestLike) => Promise<Reply>, options: NodeBridgeOptions = {}): NodeListener {
-  return (request, response) => {
-    // A throw while writing (say, a header Node refuses) is caught too, never left unhandled.
-    handle(lazyRequest(request))
-      .then((reply) => writeReply(request, response, reply, options))
-      .catch((error: unknown) => failed(request, response, error, options));
-  };
-}
-
-/** A listener that serves any Fetch API handler. */
+/** A listener that serves any Fetch API handler, giving it a real `Request`. */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
-  return (request, response) => {
-    const aborter = new AbortController();
-    // Abort only when the client goes away before the answer is sent, not after every answer.
-    response.on("close", () => {
-      if (!response.writableFinished) aborter.abort();
-    });
-    const lazy = lazyRequest(request);
-    const body = lazy.body;
-    const init: RequestInit & { duplex?: "half" } = { method: lazy.method, headers: headerPairs(request), signal: aborter.signal };
-    if (body !== null) {
-      init.body = body;
-      init.duplex = "half";
-    }
-    handler(new Request(lazy.url, init))
-      .then((answer) => writeResponse(request, response, answer, options))
-      .catch((error: unknown) => failed(request, response, error, options));
-  };
+  return (incoming, outgoing) => void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
 }
 
-/** Serves an app on Node's `http`, through the direct reply bridge. */
+/** Serves an app on Node's `http`, giving it the lazy request it needs (see `_node/request.ts`). */
 export const serveNode: Serve = (app, options) =>
   new Promise((resolve, reject) => {
-    const server = createServer(toNodeReplyListener(app.handle, options.onError ? { onError: options.onError } : {}));
+    const bridge = { onError: app.onError };
+    const server = createServer((incoming, outgoing) => void answer(app.fetch, nodeRequest(incoming), incoming, outgoing, bridge));
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       const handle: Server = {
@@ -79,146 +54,59 @@ export const serveNode: Serve = (app, options) =>
     });
   });
 
-/** The request as the core reads it; the URL and body stream are only built when asked for. */
-function lazyRequest(request: IncomingMessage): RequestLike {
-  let body: ReadableStream<Uint8Array> | null | undefined;
-  const host = request.headers.host;
-  const origin = `http://${host !== undefined && HOST_HEADER.test(host) ? host : hostOf(request)}`;
-  const target = request.url ?? "/";
-  return {
-    method: request.method ?? "GET",
-    url: target.startsWith("/") ? origin + target : target,
-    headers: { get: (name) => headerValue(request, name.toLowerCase()) },
-    get body() {
-      body ??= hasBody(request) ? bodyStream(request) : null;
-      return body;
-    },
-    arrayBuffer: () => readWhole(request),
-  };
-}
-
-/** The whole request body, read straight from Node's stream. */
-function readWhole(request: IncomingMessage): Promise<ArrayBuffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const whole = Buffer.concat(chunks);
-      resolve(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer);
-    });
-    request.on("error", reject);
-  });
-}
-
-/**
- * A request header's value; repeated headers are joined with ", " as the Fetch API does (Node's
- * `headers` keeps only the first of some, such as Authorization). Scans `rawHeaders` rather than
- * `headersDistinct`, which builds arrays for every header and cost ~15% of a list request.
- */
-function headerValue(request: IncomingMessage, name: string): string | null {
-  const raw = request.rawHeaders;
-  let value: string | null = null;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) {
-      value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]}`;
-    }
+/** Answers one request; a throw while writing (say, a header Node refuses) is caught too. */
+async function answer(handler: Handler, request: Request, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
+  try {
+    await send(incoming, outgoing, await handler(request), options);
+  } catch (error) {
+    if (incoming.destroyed && outgoing.destroyed) return; // the client left; nobody to answer
+    options.onError?.(error);
+    if (outgoing.headersSent) outgoing.destroy();
+    else await send(incoming, outgoing, internalErrorResponse(), options);
   }
-  return value;
 }
 
-function headerPairs(request: IncomingMessage): [string, string][] {
-  return Object.entries(request.headersDistinct).map(([name, values]) => [name, (values ?? []).join(", ")]);
-}
-
-function hostOf(request: IncomingMessage): string {
-  const address = request.socket.localAddress ?? "localhost";
-  const host = address.includes(":") ? `[${address}]` : address;
-  return `${host}:${request.socket.localPort}`;
-}
-
-function hasBody(request: IncomingMessage): boolean {
-  return request.headers["transfer-encoding"] !== undefined || Number(request.headers["content-length"] ?? 0) > 0;
-}
-
-/**
- * The request body as a web stream that reads from the socket only when pulled, so a reader
- * that stops early (the size limit) leaves the rest unread instead of buffered.
- */
-function bodyStream(request: IncomingMessage): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      request.pause();
-      request.on("data", (chunk: Buffer) => {
-        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-        if ((controller.desiredSize ?? 0) <= 0) request.pause();
-      });
-      request.on("end", () => controller.close());
-      request.on("error", (error) => controller.error(error));
-    },
-    pull() {
-      request.resume();
-    },
-    cancel() {
-      request.pause();
-    },
-  });
-}
-
-function writeReply(request: IncomingMessage, response: ServerResponse, reply: Reply, options: NodeBridgeOptions): void {
-  // Object.assign, not a spread: see markDeprecated in src/deprecation.ts for the cost on Node 20.
-  const headers: Record<string, string> = Object.assign({}, reply.headers, { "content-length": String(Buffer.byteLength(reply.body)) });
-  finishRequestBody(request, headers, options);
-  response.writeHead(reply.status, headers);
-  // Node leaves out the body of a HEAD answer by itself and keeps our Content-Length.
-  response.end(reply.body);
-}
-
-async function writeResponse(request: IncomingMessage, response: ServerResponse, answer: Response, options: NodeBridgeOptions): Promise<void> {
-  const headers: Record<string, string | string[]> = {};
-  answer.headers.forEach((value, name) => {
-    // Node frames the body itself; a handler's Transfer-Encoding would clash with Content-Length.
-    if (name !== "transfer-encoding") headers[name] = value;
-  });
-  const cookies = answer.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  // A body of unknown length is read whole to send its Content-Length (also for HEAD, where Node
-  // would otherwise send none); a body with a declared length is streamed.
-  const bytes = answer.body !== null && headers["content-length"] === undefined
-    ? new Uint8Array(await answer.arrayBuffer())
-    : undefined;
-  if (bytes !== undefined) headers["content-length"] = String(bytes.byteLength);
-  finishRequestBody(request, headers, options);
-  response.writeHead(answer.status, headers);
-  if (answer.body === null || request.method === "HEAD" || bytes !== undefined) {
-    response.end(bytes);
+async function send(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
+  const parts = response instanceof FastResponse ? response.toNodeParts() : undefined;
+  if (parts !== undefined) {
+    // A text body is written as it is; a HEAD answer keeps the Content-Length of its GET.
+    parts.headers["content-length"] ??= String(Buffer.byteLength(parts.body));
+    finishRequestBody(incoming, parts.headers, options);
+    outgoing.writeHead(parts.status, parts.headers);
+    outgoing.end(parts.body);
     return;
   }
-  for await (const chunk of answer.body) {
-    if (!response.write(chunk)) await new Promise((resume) => response.once("drain", resume));
+  const headers = headerRecord(response.headers);
+  // Node frames the body itself; a handler's Transfer-Encoding would clash with Content-Length.
+  delete headers["transfer-encoding"];
+  // A body of unknown length is read whole to send its Content-Length (also for HEAD, where Node
+  // would otherwise send none); a body with a declared length is streamed.
+  const bytes = response.body !== null && headers["content-length"] === undefined
+    ? new Uint8Array(await response.arrayBuffer())
+    : undefined;
+  if (bytes !== undefined) headers["content-length"] = String(bytes.byteLength);
+  finishRequestBody(incoming, headers, options);
+  outgoing.writeHead(response.status, headers);
+  if (response.body === null || incoming.method === "HEAD" || bytes !== undefined) {
+    outgoing.end(bytes);
+    return;
   }
-  response.end();
+  for await (const chunk of response.body) {
+    if (!outgoing.write(chunk)) await new Promise((resume) => outgoing.once("drain", resume));
+  }
+  outgoing.end();
 }
 
 /**
  * Deals with a request body the handler left unread, so the connection is not stalled: a small
  * rest is read and discarded, a large or unknown one closes the connection after the answer.
  */
-function finishRequestBody(request: IncomingMessage, headers: Record<string, string | string[]>, options: NodeBridgeOptions): void {
-  if (request.complete) return;
-  const length = Number(request.headers["content-length"] ?? Number.NaN);
+function finishRequestBody(incoming: IncomingMessage, headers: Record<string, string | string[]>, options: NodeBridgeOptions): void {
+  if (incoming.complete) return;
+  const length = Number(incoming.headers["content-length"] ?? Number.NaN);
   if (length <= (options.drainLimitBytes ?? DEFAULT_DRAIN_LIMIT)) {
-    request.resume();
+    incoming.resume();
   } else {
     headers["connection"] = "close";
   }
-}
-
-function failed(request: IncomingMessage, response: ServerResponse, error: unknown, options: NodeBridgeOptions): void {
-  if (request.destroyed && response.destroyed) return; // the client left; nobody to answer
-  options.onError?.(error);
-  if (response.headersSent) {
-    response.destroy();
-    return;
-  }
-  writeReply(request, response, INTERNAL_ERROR, options);
 }

@@ -13,7 +13,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import type { Pet } from "../src/mod.ts";
-import { validateStoredPet } from "../src/mod.ts";
+import { validateStoredPet } from "../src/validate-pet.ts";
 
 /** The first line of every data file, without its newline. */
 export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';

@@ -21,7 +21,7 @@
  *   next call tries again: the store recovers by itself when the database is back.
  */
 import type { NewPet, PageQuery, Pet, PetStatus, PetStore } from "../src/mod.ts";
-import { StoreUnavailableError } from "../src/mod.ts";
+import { StoreUnavailableError, withId } from "../src/mod.ts";
 
 /** A tagged template that runs one query with its values sent as parameters, resolving with the rows. */
 export type SqlQuery = (strings: TemplateStringsArray, ...values: readonly SqlValue[]) => PromiseLike<readonly Row[]>;
@@ -261,15 +261,9 @@ function isTransientFailure(error: unknown): boolean {
 /** A stored pet from a row; bigint columns may come back as strings, numbers or `BigInt`s. */
 function petFromRow(row: Row): Pet {
   const status = row["status"];
-  const pet = { id: Number(row["id"]), name: String(row["name"]), categoryId: Number(row["category_id"]) };
+  const pet = { name: String(row["name"]), categoryId: Number(row["category_id"]) };
   // The table's check constraint admits only the status values.
-  return status === null || status === undefined ? pet : { ...pet, status: status as PetStatus };
-}
-
-/** A new pet with its id, fields in the order every store answers with. */
-function withId(id: number, pet: NewPet): Pet {
-  const { name, categoryId, status } = pet;
-  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
+  return withId(Number(row["id"]), status === null || status === undefined ? pet : { ...pet, status: status as PetStatus });
 }
 
 /** The error a failed query is answered with: `StoreUnavailableError` when retrying may help. */

@@ -1,16 +1,13 @@
 /**
  * @module
- * What every runtime adapter provides: a function that serves a Fetch API handler on a port.
+ * What every runtime adapter provides: a function that serves an app on a port.
  */
-import type { App, Reply } from "../src/mod.ts";
-import { errorReply } from "../src/mod.ts";
+import type { App } from "../src/mod.ts";
 
-/** Where and how to listen. */
+/** Where to listen. Errors an adapter meets outside the app go to the app's `onError`. */
 export interface ServeOptions {
   readonly port: number;
   readonly hostname: string;
-  /** Called with errors that escape the handler; they are answered with a 500 error object. */
-  readonly onError?: (error: unknown) => void;
 }
 
 /** A listening server. */
@@ -24,5 +21,7 @@ export interface Server {
 /** Starts serving an app; resolves once the server listens. */
 export type Serve = (app: App, options: ServeOptions) => Promise<Server>;
 
-/** The answer to a request that a handler failed to answer: a 500 error object, no details. */
-export const INTERNAL_ERROR: Reply = errorReply("internal_error", "An unexpected error occurred");
+/** A host as it appears in a URL: IPv6 addresses in brackets. */
+export function urlHost(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}

@@ -8,6 +8,7 @@ import type { PetStore } from "../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve } from "./server.ts";
+import { urlHost } from "./server.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
 import { readConfig } from "./config.ts";
 import { openJsonFileStore } from "./json-file-store.ts";
@@ -26,14 +27,10 @@ const SHUTDOWN_GRACE_MS = 10_000;
 /** Runs the standalone server with the given runtime's `serve`. */
 export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void> {
   const result = readConfig(process.env, process.argv.slice(2));
-  if (!result.ok) return fail(result.problems);
-  const { config } = result;
+  if (!result.ok) return fail(result.issues);
+  const config = result.value;
   const store = await openStore(config, runtime);
-  const server = await serve(createApp({ store, apiKeys: config.apiKeys }), {
-    port: config.port,
-    hostname: config.host,
-    onError: (error) => console.error("animal-store: unexpected error", error),
-  });
+  const server = await serve(createApp({ store, apiKeys: config.apiKeys }), { port: config.port, hostname: config.host });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
@@ -74,11 +71,6 @@ async function openDatabase(url: string, runtime: RuntimeOptions): Promise<PetSt
     await connection.close();
     throw error;
   }
-}
-
-/** A host as it appears in a URL: IPv6 addresses in brackets. */
-function urlHost(host: string): string {
-  return host.includes(":") ? `[${host}]` : host;
 }
 
 /** Prints each problem and exits: 2 for bad settings, 1 for a store that cannot open. */

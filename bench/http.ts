@@ -7,7 +7,7 @@
  * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (2), BENCH_RUNTIMES,
  * BENCH_SCENARIOS (comma-separated, default all).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CREATE_BODY, GET_ID, KEY, seedPet } from "./fixtures.ts";
 
@@ -254,5 +254,10 @@ const report = [
   ...scale,
   "",
 ].join("\n");
-if (FULL_RUN) writeFileSync(join(import.meta.dir, "RESULTS.md"), report);
+/** The hand-written notes at the end of RESULTS.md (from this heading on), kept when the figures are replaced. */
+const NOTES_HEADING = "## Where the time goes";
+const resultsPath = join(import.meta.dir, "RESULTS.md");
+const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
+const notes = previous.includes(NOTES_HEADING) ? previous.slice(previous.indexOf(NOTES_HEADING)) : "";
+if (FULL_RUN) writeFileSync(resultsPath, notes === "" ? report : `${report}\n${notes}`);
 console.log(`\n${[...table, "", ...scale].join("\n")}`);

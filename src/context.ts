@@ -2,24 +2,23 @@
  * @module
  * What a route handler receives, and the handler type itself.
  */
-import type { Reply } from "./reply.ts";
-import type { RequestLike } from "./request.ts";
+import type { PetTexts } from "./_pet-texts.ts";
 import type { PetStore } from "./store.ts";
 
 /** Everything a route handler needs to answer one request. */
 export interface Context {
-  readonly request: RequestLike;
-  /** The request path, still percent-encoded, e.g. `/v1/pets`. */
-  readonly path: string;
+  readonly request: Request;
   /** The query string without its `?`, e.g. `limit=5`. */
   readonly query: string;
-  /** Path parameters by name, e.g. `petId`. */
+  /** Path parameters by name, e.g. `petId`, still percent-encoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly store: PetStore;
   readonly maxBodyBytes: number;
   /** The absolute URL the API is served under, e.g. `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string;
+  /** The app's remembered JSON texts of pets and pages. */
+  readonly texts: PetTexts;
 }
 
 /** Answers one matched request. */
-export type RouteHandler = (context: Context) => Promise<Reply>;
+export type RouteHandler = (context: Context) => Promise<Response>;

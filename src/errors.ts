@@ -1,9 +1,9 @@
 /**
  * @module
- * The closed set of error codes and the one function that renders the interface's error object.
+ * The closed set of error codes, the one function that renders the interface's error object, and
+ * the one answer to an unexpected error, which every adapter reuses.
  */
-import type { Reply } from "./reply.ts";
-import { jsonReply } from "./reply.ts";
+import { jsonResponse } from "./json-response.ts";
 
 /** Every error code this service answers with, and the HTTP status each one carries. */
 export const ERROR_STATUS = {
@@ -30,9 +30,14 @@ export interface ErrorBody {
   readonly status: number;
 }
 
-/** Builds the error reply for a code: the error object as JSON, with any extra headers. */
-export function errorReply(code: ErrorCode, message: string, headers?: Record<string, string>): Reply {
+/** Builds the error response for a code: the error object as JSON, with any extra headers. */
+export function errorResponse(code: ErrorCode, message: string, headers?: Record<string, string>): Response {
   const status = ERROR_STATUS[code];
   const body: ErrorBody = { code, message, status };
-  return jsonReply(status, body, headers);
+  return jsonResponse(status, JSON.stringify(body), headers);
+}
+
+/** The answer to an unexpected error: a 500 error object that gives no details away. */
+export function internalErrorResponse(): Response {
+  return errorResponse("internal_error", "An unexpected error occurred");
 }

@@ -1,6 +1,7 @@
 /**
  * @module
- * The Animal Store service: a web-standard core that turns a `Request` into a `Response`.
+ * The Animal Store service: a web-standard core that turns a `Request` into a `Response`. This is
+ * the public surface (build, serve, store); modules whose names start with `_` are private.
  *
  * ```ts
  * import { createApp, createMemoryStore } from "./mod.ts";
@@ -11,22 +12,13 @@
  * ```
  */
 export type { App, AppOptions, Handler } from "./app.ts";
-export { isBearerToken } from "./auth.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
-export { ERROR_STATUS, errorReply } from "./errors.ts";
+export { ERROR_STATUS } from "./errors.ts";
 export { createMemoryStore } from "./memory-store.ts";
-export type { NewPet, Pet, PetStatus } from "./pet.ts";
-export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { Json } from "./openapi.ts";
 export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi.ts";
-export type { PetIndex } from "./pet-index.ts";
-export { addPet, createPetIndex, pageOf, petById } from "./pet-index.ts";
-export type { Reply } from "./reply.ts";
-export { toResponse } from "./reply.ts";
-export type { RequestLike } from "./request.ts";
+export type { NewPet, Pet, PetStatus } from "./pet.ts";
+export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { PageQuery, PetStore } from "./store.ts";
 export { StoreUnavailableError } from "./store.ts";
-export { LIMIT } from "./validate-list-query.ts";
-export { validateNewPet, validateStoredPet } from "./validate-pet.ts";
-export type { Validation } from "./validation.ts";

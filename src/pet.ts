@@ -27,10 +27,13 @@ export const NAME_MAX_LENGTH = 200;
 /** The largest integer JavaScript holds exactly (2^53 − 1): the bound for ids and `categoryId`. */
 export const MAX_EXACT_INTEGER: number = Number.MAX_SAFE_INTEGER;
 
-/** The stored form of a new pet: its fields in a fixed order behind the id, nothing else. */
+/**
+ * The stored form of a new pet: its fields in a fixed order behind the id, nothing else, frozen (a
+ * pet never changes, so its JSON text may be remembered).
+ */
 export function withId(id: number, pet: NewPet): Pet {
   const { name, categoryId, status } = pet;
-  return status === undefined ? { id, name, categoryId } : { id, name, categoryId, status };
+  return Object.freeze(status === undefined ? { id, name, categoryId } : { id, name, categoryId, status });
 }
 
 /** Whether a value is one of the pet status strings. */

@@ -3,45 +3,46 @@
  * Reads a JSON request body as text: checks its media type and encoding, and stops reading as soon
  * as it grows past the size limit, so an oversized upload is never buffered.
  */
-import type { RequestLike } from "./request.ts";
-import type { Reply } from "./reply.ts";
-import { errorReply } from "./errors.ts";
-
-/** The body text, or the error reply that refuses it. */
-export type BodyText = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly reply: Reply };
+import type { Validation } from "./validation.ts";
+import { errorResponse } from "./errors.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
-/** Reads the body of a request that must carry `application/json` of at most `maxBytes` bytes. */
-export async function readJsonBody(request: RequestLike, maxBytes: number, action: string): Promise<BodyText> {
+/**
+ * Reads the body of a request that must carry `application/json` of at most `maxBytes` bytes: the
+ * text, or the error response (400, 413 or 415) that refuses it.
+ */
+export async function readJsonBody(request: Request, maxBytes: number, action: string): Promise<Validation<string, Response>> {
   const declaredLength = request.headers.get("content-length");
-  const refusal = checkHeaders(request, declaredLength, maxBytes, action);
-  if (refusal !== undefined) return { ok: false, reply: refusal };
+  const refusal = checkHeaders(request.headers, declaredLength, maxBytes, action);
+  if (refusal !== undefined) return { ok: false, issues: refusal };
   let bytes: Uint8Array | undefined;
   try {
-    bytes = declaredLength === null ? await readAtMost(request.body, maxBytes) : await readWhole(request, maxBytes);
+    // A declared length is already checked against the limit, and the runtime stops the body at
+    // that length, so it is read in one go; an undeclared one is streamed up to the limit.
+    bytes = declaredLength === null ? await readAtMost(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
   } catch {
-    return { ok: false, reply: errorReply("invalid_body", `${action}: the body could not be read to its end`) };
+    return { ok: false, issues: errorResponse("invalid_body", `${action}: the body could not be read to its end`) };
   }
-  if (bytes === undefined) return { ok: false, reply: tooLarge(maxBytes, action) };
+  if (bytes === undefined || bytes.byteLength > maxBytes) return { ok: false, issues: tooLarge(maxBytes, action) };
   try {
-    return { ok: true, text: decoder.decode(bytes) };
+    return { ok: true, value: decoder.decode(bytes) };
   } catch {
-    return { ok: false, reply: errorReply("invalid_body", `${action}: body is not valid UTF-8`) };
+    return { ok: false, issues: errorResponse("invalid_body", `${action}: body is not valid UTF-8`) };
   }
 }
 
-function checkHeaders(request: RequestLike, declaredLength: string | null, maxBytes: number, action: string): Reply | undefined {
-  const contentType = request.headers.get("content-type");
+function checkHeaders(headers: Headers, declaredLength: string | null, maxBytes: number, action: string): Response | undefined {
+  const contentType = headers.get("content-type");
   if (!isJsonMediaType(contentType)) {
     const got = contentType === null ? "no Content-Type" : `Content-Type ${JSON.stringify(contentType)}`;
-    return errorReply("unsupported_media_type", `${action}: body must be application/json, got ${got}`, {
+    return errorResponse("unsupported_media_type", `${action}: body must be application/json, got ${got}`, {
       "accept-post": "application/json",
     });
   }
-  const encoding = request.headers.get("content-encoding");
+  const encoding = headers.get("content-encoding");
   if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
-    return errorReply("unsupported_media_type", `${action}: Content-Encoding ${JSON.stringify(encoding)} is not supported`, {
+    return errorResponse("unsupported_media_type", `${action}: Content-Encoding ${JSON.stringify(encoding)} is not supported`, {
       "accept-encoding": "identity",
     });
   }
@@ -51,25 +52,14 @@ function checkHeaders(request: RequestLike, declaredLength: string | null, maxBy
 
 /** Whether a Content-Type names JSON: `application/json`, any case, with at most a UTF-8 charset. */
 function isJsonMediaType(contentType: string | null): boolean {
-  if (contentType === "application/json") return true; // what nearly every client sends
   if (contentType === null) return false;
   const [type = "", ...parameters] = contentType.split(";").map((part) => part.trim().toLowerCase());
   if (type !== "application/json") return false;
   return parameters.every((parameter) => !parameter.startsWith("charset=") || /^charset="?utf-8"?$/.test(parameter));
 }
 
-function tooLarge(maxBytes: number, action: string): Reply {
-  return errorReply("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`);
-}
-
-/**
- * The bytes of a body whose length was declared (and already checked against the limit), or
- * `undefined` if more came: read in one go, which is several times cheaper than a stream on Bun
- * and Node. An undeclared length is streamed by `readAtMost`.
- */
-async function readWhole(request: RequestLike, maxBytes: number): Promise<Uint8Array | undefined> {
-  const bytes = new Uint8Array(await request.arrayBuffer());
-  return bytes.byteLength > maxBytes ? undefined : bytes;
+function tooLarge(maxBytes: number, action: string): Response {
+  return errorResponse("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`);
 }
 
 /** All the bytes of a body stream, or `undefined` (and the stream cancelled) once it passes the limit. */
@@ -88,7 +78,6 @@ async function readAtMost(body: ReadableStream<Uint8Array> | null, maxBytes: num
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0];
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

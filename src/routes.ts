@@ -2,64 +2,72 @@
  * @module
  * Every endpoint of the API in one table, and the matcher that finds a request's route.
  */
-import type { Context, RouteHandler } from "./context.ts";
-import type { Reply } from "./reply.ts";
+import type { RouteHandler } from "./context.ts";
+import type { Deprecation } from "./deprecation.ts";
 import { createPet } from "./create-pet.ts";
-import { errorReply } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 import { getPet } from "./get-pet.ts";
+import { jsonResponse } from "./json-response.ts";
 import { listPets } from "./list-pets.ts";
 import { OPENAPI_JSON } from "./openapi.ts";
-import { jsonTextReply } from "./reply.ts";
 
-/** One endpoint: method, path template under the base path (`{name}` is a parameter), handler. */
+/** One endpoint: method, path template under the base path (`{name}` is a parameter), handler, and its facts. */
 export interface Route {
   readonly method: string;
   readonly path: string;
   readonly handler: RouteHandler;
-  /** Answers carry getPet's deprecation headers. */
-  readonly deprecated?: boolean;
   /** Served without an API key. */
   readonly public?: boolean;
+  /** Set on a deprecated operation: its answers carry `Deprecation`, `Sunset` and a successor `Link`. */
+  readonly deprecation?: Deprecation;
 }
 
 /** The API's routes; the first match wins. */
-export const ROUTES: readonly Route[] = [
+export const ROUTES: readonly Route[] = Object.freeze([
   { method: "GET", path: "/pets", handler: listPets },
   { method: "POST", path: "/pets", handler: createPet },
-  { method: "GET", path: "/pets/{petId}", handler: getPet, deprecated: true },
+  {
+    method: "GET",
+    path: "/pets/{petId}",
+    handler: getPet,
+    // The interface gives the sunset but no deprecation date: 2026-11-22 is the first release of
+    // this implementation, which shipped getPet deprecated.
+    deprecation: { since: "@1795305600", sunset: "Thu, 05 Dec 2030 00:00:00 GMT", successor: "/pets" },
+  },
   // The interface refers to this operation without specifying it: say so instead of a bare 404.
   { method: "GET", path: "/store/orders", handler: notImplemented },
   // The API's description holds no data, so tools may read it without a key.
   { method: "GET", path: "/openapi.json", handler: openApiDocument, public: true },
-];
+]);
 
-/** The routes whose path template matches a path, with the path's parameters. */
-export interface PathMatch {
-  readonly routes: readonly Route[];
-  readonly params: Readonly<Record<string, string>>;
+/** The route for a method and path with the path's parameters, or, when only the method is wrong, the `Allow` value. */
+export type RouteMatch =
+  | { readonly route: Route; readonly params: Readonly<Record<string, string>> }
+  | { readonly route: undefined; readonly allow: string };
+
+/** Matches a method and a path (relative to the base path); `undefined` when no route has the path. */
+export type RouteMatcher = (method: string, path: string) => RouteMatch | undefined;
+
+/** A matcher over a route table: each route is matched on its own method and path, the first match wins. */
+export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
+  const templates = routes.map((route) => ({ route, parts: route.path.split("/") }));
+  return (method, path) => {
+    const segments = path.split("/");
+    const methods: string[] = [];
+    for (const { route, parts } of templates) {
+      const params = matchTemplate(parts, segments);
+      if (params === undefined) continue;
+      if (route.method === method) return { route, params };
+      methods.push(route.method);
+    }
+    return methods.length === 0 ? undefined : { route: undefined, allow: allowHeader(methods) };
+  };
 }
 
-/** The route table grouped by path template, split into segments once. */
-const TEMPLATES = [...new Set(ROUTES.map((route) => route.path))].map((path) => ({
-  segments: path.split("/"),
-  routes: ROUTES.filter((route) => route.path === path),
-}));
-
-/** Matches a path (relative to the base path) against the route table; `undefined` when none fits. */
-export function matchPath(path: string): PathMatch | undefined {
-  const segments = path.split("/");
-  for (const template of TEMPLATES) {
-    const params = matchTemplate(template.segments, segments);
-    if (params !== undefined) return { routes: template.routes, params };
-  }
-  return undefined;
-}
-
-/** The methods a path answers, for the `Allow` header: HEAD wherever GET is. */
-export function allowedMethods(match: PathMatch): string {
-  const methods = match.routes.map((route) => route.method);
-  if (methods.includes("GET")) methods.push("HEAD");
-  return methods.sort().join(", ");
+/** The `Allow` value for the methods a path answers: HEAD wherever GET is. */
+function allowHeader(methods: readonly string[]): string {
+  const allowed = methods.includes("GET") ? [...methods, "HEAD"] : [...methods];
+  return allowed.sort().join(", ");
 }
 
 function matchTemplate(parts: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
@@ -78,13 +86,13 @@ function matchTemplate(parts: readonly string[], segments: readonly string[]): R
   return params;
 }
 
-function openApiDocument(): Promise<Reply> {
-  return Promise.resolve(jsonTextReply(200, OPENAPI_JSON, { "cache-control": "public, max-age=300" }));
+async function openApiDocument(): Promise<Response> {
+  return jsonResponse(200, OPENAPI_JSON, { "cache-control": "public, max-age=300" });
 }
 
-function notImplemented(context: Context): Promise<Reply> {
-  return Promise.resolve(errorReply(
+async function notImplemented(): Promise<Response> {
+  return errorResponse(
     "not_implemented",
-    `Cannot list store orders: GET ${context.path} is referred to by the interface but not specified, so this service does not implement it`,
-  ));
+    "Cannot list store orders: GET /store/orders is referred to by the interface but not specified, so this service does not implement it",
+  );
 }

@@ -6,20 +6,20 @@ import type { PageQuery } from "./store.ts";
 import type { PetStatus } from "./pet.ts";
 import { isPetStatus } from "./pet.ts";
 import type { Validation } from "./validation.ts";
-import { parseQuery } from "./query-string.ts";
+import { parseQuery } from "./_query-string.ts";
 import { describe, invalid, parseCanonicalInteger, statusProblem, valid } from "./validation.ts";
 
 /** The smallest, largest and default page size. */
 export const LIMIT = { min: 1, max: 100, default: 20 } as const;
 
-const PARAMETERS = new Set(["limit", "status", "after"]);
+const PARAMETERS: readonly string[] = ["limit", "status", "after"];
 
 /** Checks a list query string (without `?`); every parameter may appear at most once and unknown ones are refused. */
 export function validateListQuery(queryString: string): Validation<PageQuery> {
   const problems: string[] = [];
   const given = new Map<string, string>();
   for (const [name, value] of parseQuery(queryString)) {
-    if (!PARAMETERS.has(name)) problems.push(`unknown parameter ${describe(name)}; known are "limit", "status", "after"`);
+    if (!PARAMETERS.includes(name)) problems.push(`unknown parameter ${describe(name)}; known are "limit", "status", "after"`);
     else if (given.has(name)) problems.push(`"${name}" must be given at most once`);
     else given.set(name, value);
   }

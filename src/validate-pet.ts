@@ -5,13 +5,12 @@
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, withId } from "./pet.ts";
-import { hasFractionOrExponent, topLevelNumberLiterals } from "./number-literals.ts";
+import { hasFractionOrExponent, topLevelNumberLiterals } from "./_number-literals.ts";
 import type { Validation } from "./validation.ts";
-import { describe, invalid, statusProblem, valid } from "./validation.ts";
+import { describe, invalid, isIntegerLiteral, statusProblem, valid } from "./validation.ts";
 
-const NEW_PET_FIELDS = new Set(["name", "categoryId", "status"]);
-const STORED_PET_FIELDS = new Set(["id", ...NEW_PET_FIELDS]);
-const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+const NEW_PET_FIELDS: readonly string[] = ["name", "categoryId", "status"];
+const STORED_PET_FIELDS: readonly string[] = ["id", ...NEW_PET_FIELDS];
 
 /** Parses and checks a create-pet body; the value holds only the known fields. */
 export function validateNewPet(text: string): Validation<NewPet> {
@@ -52,11 +51,11 @@ function parseObject(text: string, what: string): Validation<Record<string, unkn
 function checkFields(
   fields: Record<string, unknown>,
   text: string,
-  known: ReadonlySet<string>,
+  known: readonly string[],
   problems: readonly string[],
 ): Validation<NewPet> {
   const all = [...problems];
-  for (const key in fields) if (!known.has(key)) all.push(unknownFieldProblem(key));
+  for (const key in fields) if (!known.includes(key)) all.push(unknownFieldProblem(key));
   const fieldProblems = [nameProblem(fields["name"]), categoryIdProblem(fields["categoryId"], text), statusFieldProblem(fields["status"])];
   for (const problem of fieldProblems) if (problem !== undefined) all.push(problem);
   if (all.length > 0) return invalid(all);
@@ -90,7 +89,7 @@ function categoryIdProblem(value: unknown, text: string): string | undefined {
   if (Number.isSafeInteger(value) && !hasFractionOrExponent(text)) return undefined;
   const written = topLevelNumberLiterals(text).get("categoryId") ?? String(value);
   if (!Number.isInteger(value)) return `"categoryId" must be an integer, got ${written}`;
-  if (!INTEGER_LITERAL.test(written)) {
+  if (!isIntegerLiteral(written)) {
     return `"categoryId" must be written as a plain integer (no fraction or exponent), got ${written}`;
   }
   if (!Number.isSafeInteger(value)) {

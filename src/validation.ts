@@ -4,8 +4,12 @@
  */
 import { PET_STATUSES } from "./pet.ts";
 
-/** A validated value, or every problem found, each naming the field and what was wrong. */
-export type Validation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string[] };
+/**
+ * A validated value, or every problem found, each naming the field and what was wrong. Every check
+ * in the service answers in this shape; one whose refusal is a whole answer (the body reader) names
+ * that answer as its `Issues`.
+ */
+export type Validation<T, Issues = string[]> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: Issues };
 
 /** A successful validation. */
 export function valid<T>(value: T): Validation<T> {
@@ -17,14 +21,19 @@ export function invalid<T>(issues: string[]): Validation<T> {
   return { ok: false, issues };
 }
 
-const CANONICAL_INTEGER = /^(0|[1-9][0-9]*)$/;
+const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+
+/** Whether `text` is an integer in plain decimal: an optional minus, no leading zero, no fraction or exponent. */
+export function isIntegerLiteral(text: string): boolean {
+  return INTEGER_LITERAL.test(text);
+}
 
 /**
  * The non-negative integer that `text` spells in plain decimal (no sign, no leading zero), or
  * `undefined` when it spells anything else or a number too large to hold exactly.
  */
 export function parseCanonicalInteger(text: string): number | undefined {
-  if (!CANONICAL_INTEGER.test(text)) return undefined;
+  if (text.startsWith("-") || !isIntegerLiteral(text)) return undefined;
   const value = Number(text);
   return Number.isSafeInteger(value) ? value : undefined;
 }

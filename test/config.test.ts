@@ -4,8 +4,8 @@ import { readConfig } from "../adapters/config.ts";
 describe("standalone settings", () => {
   test("defaults: port 8080, host 127.0.0.1, file store at data/pets.json, a generated key", () => {
     const result = readConfig({}, []);
-    if (!result.ok) throw new Error(result.problems.join("; "));
-    expect(result.config).toEqual({
+    if (!result.ok) throw new Error(result.issues.join("; "));
+    expect(result.value).toEqual({
       port: 8080,
       host: "127.0.0.1",
       apiKeys: [expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)],
@@ -19,20 +19,20 @@ describe("standalone settings", () => {
   test("two generated keys differ", () => {
     const first = readConfig({}, []);
     const second = readConfig({}, []);
-    expect(first.ok && second.ok && first.config.apiKeys[0] !== second.config.apiKeys[0]).toBe(true);
+    expect(first.ok && second.ok && first.value.apiKeys[0] !== second.value.apiKeys[0]).toBe(true);
   });
 
   test("environment variables set every setting; API_KEYS is a comma-separated list", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      config: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "" },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "" },
     });
   });
 
   test("flags mirror the variables and win over them, as --flag value or --flag=value", () => {
     const result = readConfig({ PORT: "1", STORE: "file" }, ["--port", "2", "--store=memory", "--api-keys=k", "--host", "0.0.0.0", "--data-file", "d.json"]);
-    expect(result.ok && result.config).toEqual({
+    expect(result.ok && result.value).toEqual({
       port: 2,
       host: "0.0.0.0",
       apiKeys: ["k"],
@@ -46,15 +46,15 @@ describe("standalone settings", () => {
   test("STORE=postgres takes DATABASE_URL, or --database-url over it", () => {
     const url = "postgres://app:secret@db.internal:5432/pets";
     const fromEnv = readConfig({ STORE: "postgres", DATABASE_URL: url }, []);
-    expect(fromEnv.ok && fromEnv.config.store === "postgres" && fromEnv.config.databaseUrl).toBe(url);
+    expect(fromEnv.ok && fromEnv.value.store === "postgres" && fromEnv.value.databaseUrl).toBe(url);
     const fromFlag = readConfig({ DATABASE_URL: "postgres://other/db" }, ["--store", "postgres", "--database-url", url]);
-    expect(fromFlag.ok && fromFlag.config.databaseUrl).toBe(url);
+    expect(fromFlag.ok && fromFlag.value.databaseUrl).toBe(url);
   });
 
   test("STORE=postgres without a postgres:// DATABASE_URL is a problem", () => {
     for (const env of [{ STORE: "postgres" }, { STORE: "postgres", DATABASE_URL: "mysql://db/pets" }, { STORE: "postgres", DATABASE_URL: "db:5432" }]) {
       const result = readConfig(env, []);
-      expect(result.ok ? [] : result.problems).toContain(
+      expect(result.ok ? [] : result.issues).toContain(
         "STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database",
       );
     }
@@ -63,7 +63,7 @@ describe("standalone settings", () => {
   test("every bad setting is reported", () => {
     const result = readConfig({ PORT: "70000", STORE: "sql", API_KEYS: "has space" }, ["--colour", "red", "--port"]);
     expect(result.ok).toBe(false);
-    const problems = result.ok ? [] : result.problems;
+    const problems = result.ok ? [] : result.issues;
     expect(problems).toContain('PORT must be an integer from 0 to 65535, got "70000"');
     expect(problems).toContain('STORE must be "file", "memory" or "postgres", got "sql"');
     expect(problems.join("\n")).toContain("API_KEYS must be comma-separated bearer tokens");

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pet } from "../src/mod.ts";
-import { call, createPets, errorOf, get, testApp } from "./helpers.ts";
+import { AUTH, call, createPets, errorOf, get, testApp } from "./helpers.ts";
 
 function expectDeprecated(response: Response): void {
   expect(response.headers.get("deprecation")).toBe("@1795305600");
@@ -44,6 +44,12 @@ describe("GET /pets/{petId}", () => {
     expectDeprecated(await get(app, "/v1/pets/2"));
     expectDeprecated(await get(app, "/v1/pets/x"));
     expectDeprecated(await call(app, "/v1/pets/1"));
+  });
+
+  test("another method on /pets/{petId} is not getPet: its 405 carries no deprecation headers", async () => {
+    const response = await call(testApp(), "/v1/pets/1", { method: "DELETE", headers: AUTH });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("deprecation")).toBeNull();
   });
 
   test("GET /pets is not marked deprecated", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Json } from "../src/mod.ts";
-import { DEFAULT_MAX_BODY_BYTES, ERROR_STATUS, LIMIT, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, OPENAPI_DOCUMENT, PET_STATUSES } from "../src/mod.ts";
+import { DEFAULT_MAX_BODY_BYTES, ERROR_STATUS, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, OPENAPI_DOCUMENT, PET_STATUSES } from "../src/mod.ts";
+import { LIMIT } from "../src/validate-list-query.ts";
 import { ROUTES } from "../src/routes.ts";
 import { AUTH, call, createPets, get, post, testApp } from "./helpers.ts";
 
@@ -29,9 +30,14 @@ describe("GET /v1/openapi.json", () => {
   test("answers HEAD, and 405 with Allow for other methods", async () => {
     const app = testApp();
     expect((await call(app, "/v1/openapi.json", { method: "HEAD" })).status).toBe(200);
-    const wrong = await call(app, "/v1/openapi.json", { method: "POST" });
+    const wrong = await call(app, "/v1/openapi.json", { method: "POST", headers: AUTH });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  test("only GET and HEAD are public: another method without a key answers 401", async () => {
+    const response = await call(testApp(), "/v1/openapi.json", { method: "POST" });
+    expect(response.status).toBe(401);
   });
 });
 

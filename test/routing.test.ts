@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import { createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
+import type { Route } from "../src/routes.ts";
+import { createRouteMatcher } from "../src/routes.ts";
 import { AUTH, call, createPets, errorOf, get, post, testApp } from "./helpers.ts";
 
 describe("routing", () => {
@@ -73,6 +75,35 @@ describe("routing", () => {
   test("a base path that does not start with a slash, or ends with one, is refused", () => {
     expect(() => testApp({ basePath: "v1" })).toThrow("basePath");
     expect(() => testApp({ basePath: "/v1/" })).toThrow("basePath");
+  });
+});
+
+describe("route matching", () => {
+  const answer = async () => new Response(null);
+  const table: readonly Route[] = [
+    { method: "GET", path: "/things", handler: answer, public: true },
+    { method: "POST", path: "/things", handler: answer },
+    { method: "GET", path: "/things/{id}", handler: answer, deprecation: { since: "@0", sunset: "Thu, 01 Jan 1970 00:00:00 GMT", successor: "/things" } },
+  ];
+  const matchRoute = createRouteMatcher(table);
+
+  test("a flag cannot leak across methods: a public GET leaves the POST on its path guarded", () => {
+    expect(matchRoute("GET", "/things")?.route?.public).toBe(true);
+    expect(matchRoute("POST", "/things")?.route?.public).toBeUndefined();
+  });
+
+  test("a deprecation belongs to its own route only", () => {
+    expect(matchRoute("GET", "/things/7")?.route?.deprecation?.successor).toBe("/things");
+    expect(matchRoute("GET", "/things")?.route?.deprecation).toBeUndefined();
+  });
+
+  test("a path with other methods only answers with the Allow value; an unknown path with nothing", () => {
+    expect(matchRoute("DELETE", "/things")).toEqual({ route: undefined, allow: "GET, HEAD, POST" });
+    expect(matchRoute("GET", "/nothing")).toBeUndefined();
+  });
+
+  test("parameters are taken from the path", () => {
+    expect(matchRoute("GET", "/things/7")).toMatchObject({ params: { id: "7" } });
   });
 });
 

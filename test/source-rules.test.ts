@@ -1,32 +1,43 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 
+/** Every `.ts` file under a folder, subfolders included, with its lines. */
+function sources(folder: string): { file: string; lines: string[] }[] {
+  return readdirSync(folder, { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".ts"))
+    .map((file) => ({ file: `${folder}/${file}`, lines: readFileSync(`${folder}/${file}`, "utf8").split("\n") }));
+}
+
+/** The lines of `folder`'s sources that match `rule`, outside comments, as `file:line`. */
+function offending(folder: string, rule: RegExp): string[] {
+  return sources(folder).flatMap(({ file, lines }) =>
+    lines
+      .map((line, index) => ({ where: `${file}:${index + 1}`, line }))
+      .filter(({ line }) => !/^\s*(\/\*\*|\*|\/\/)/.test(line) && rule.test(line))
+      .map(({ where }) => where));
+}
+
 const RUNTIME_APIS = /\b(Bun|Deno|process|Buffer|require)\b|from\s+["'](node:|bun:|npm:|jsr:)/;
 
+// State at the top of a module is shared by every app and store in the process: a `let` or `var`,
+// a collection, or an instance made by a `create…` factory (a cache, a counter).
+const TOP_LEVEL_STATE = /^(export\s+)?(let|var)\s|^(export\s+)?const\s+\w+(\s*:[^=]+)?\s*=\s*(new\s+(Map|Set|WeakMap|WeakSet|Array)\b|create\w*[<(])/;
+
 test("src/ uses web standards only: no Bun, Deno, process, Buffer or runtime imports", () => {
-  const offenders = readdirSync("src")
-    .filter((file) => file.endsWith(".ts"))
-    .flatMap((file) =>
-      readFileSync(`src/${file}`, "utf8")
-        .split("\n")
-        .map((line, index) => ({ where: `src/${file}:${index + 1}`, line }))
-        .filter(({ line }) => !/^\s*(\/\*\*|\*|\/\/)/.test(line) && RUNTIME_APIS.test(line)),
-    );
-  expect(offenders).toEqual([]);
+  expect(offending("src", RUNTIME_APIS)).toEqual([]);
+});
+
+test("src/ keeps no module-level mutable state: no top-level let, var, collection or created instance", () => {
+  expect(offending("src", TOP_LEVEL_STATE)).toEqual([]);
 });
 
 test("every export in src/ and adapters/ has a doc comment", () => {
   const undocumented = ["src", "adapters"].flatMap((folder) =>
-    readdirSync(folder)
-      .filter((file) => file.endsWith(".ts"))
-      .flatMap((file) => {
-        const lines = readFileSync(`${folder}/${file}`, "utf8").split("\n");
-        return lines
-          .map((line, index) => ({ line, previous: lines[index - 1]?.trim() ?? "", where: `${folder}/${file}:${index + 1}` }))
-          .filter(({ line }) => /^export (async function|function|const|type|interface|class) [A-Za-z]/.test(line))
-          .filter(({ previous }) => !previous.endsWith("*/"))
-          .map(({ where }) => where);
-      }),
-  );
+    sources(folder).flatMap(({ file, lines }) =>
+      lines
+        .map((line, index) => ({ line, previous: lines[index - 1]?.trim() ?? "", where: `${file}:${index + 1}` }))
+        .filter(({ line }) => /^export (async function|function|const|type|interface|class) [A-Za-z]/.test(line))
+        .filter(({ previous }) => !previous.endsWith("*/"))
+        .map(({ where }) => where)));
   expect(undocumented).toEqual([]);
 });

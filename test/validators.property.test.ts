@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import { LIMIT, MAX_EXACT_INTEGER, validateNewPet } from "../src/mod.ts";
-import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/number-literals.ts";
-import { parseQuery } from "../src/query-string.ts";
+import { MAX_EXACT_INTEGER } from "../src/mod.ts";
+import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/_number-literals.ts";
+import { parseQuery } from "../src/_query-string.ts";
+import { LIMIT } from "../src/validate-list-query.ts";
+import { validateNewPet } from "../src/validate-pet.ts";
 import { createPets, get, testApp } from "./helpers.ts";
 
 const status = fc.constantFrom("available", "pending", "sold");

@@ -1,9 +1,10 @@
 /**
  * @module
- * Splits a URL query string into its name–value pairs.
+ * Private: splits a URL query string into its name–value pairs.
  *
- * This is what `URLSearchParams` does, without building one: on Bun it was ~18% of a whole list
- * request (profiled under wrk with `bun --cpu-prof`), for a query that usually holds one or two pairs.
+ * What it buys: this is what `URLSearchParams` does, without building one, for a query that
+ * usually holds one or two pairs; `URLSearchParams` was the largest single cost of a list request
+ * on Bun (profiled, see bench/RESULTS.md). `test/validators.property.test.ts` checks it agrees.
  */
 
 /** The decoded name–value pairs of a query (`limit=5&status=sold`, without `?`), in order; empty parts skipped. */

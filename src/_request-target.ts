@@ -1,6 +1,10 @@
 /**
  * @module
- * Splits a request's absolute URL into the parts the service uses.
+ * Private: splits a request's absolute URL into the parts the service uses.
+ *
+ * What it buys: runtimes hand over request URLs already absolute and normalised, so slicing the
+ * string is enough, where `new URL()` parses the whole URL again on every request (measured in
+ * bench/RESULTS.md).
  */
 
 /** Origin (`http://host:port`), path (still percent-encoded) and query (without `?`) of a URL. */
@@ -10,11 +14,7 @@ export interface RequestTarget {
   readonly query: string;
 }
 
-/**
- * The parts of an absolute `http(s)://` URL, or `undefined` for anything else. Runtimes hand over
- * request URLs already absolute and normalised, so slicing the string is enough; `new URL()` did the
- * same at several times the cost (7% of a whole list request on Bun).
- */
+/** The parts of an absolute `http(s)://` URL, or `undefined` for anything else. */
 export function splitUrl(url: string): RequestTarget | undefined {
   const hostStart = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
   if (hostStart === -1) return undefined;

@@ -1,6 +1,6 @@
 /**
  * @module
- * How the top-level numbers of a JSON object were written.
+ * Private to the pet validator: how the top-level numbers of a JSON object were written.
  *
  * `JSON.parse` silently rounds: `9007199254740991.4` and `1.0000000000000001` both come back as
  * integers. Validators that must never round look at the written form too.

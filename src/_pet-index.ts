@@ -1,6 +1,6 @@
 /**
  * @module
- * An in-memory index of pets: lookup by id and pages whose cost grows with their size, not with
+ * Private, shared by the memory and JSON-file stores: an in-memory index of pets: lookup by id and pages whose cost grows with their size, not with
  * the number of pets stored.
  *
  * Ids only ever grow, so appending keeps every list sorted: one list of all pets and one per
@@ -8,8 +8,9 @@
  * with id n sits at position n − (first id) of the full list: lookup is O(1) without a Map, which
  * would cost more memory per pet than the pet itself.
  */
-import type { Pet, PetStatus } from "./pet.ts";
+import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import type { PageQuery } from "./store.ts";
+import { withId } from "./pet.ts";
 
 /** Pets in id order, overall and per status. */
 export interface PetIndex {
@@ -30,6 +31,12 @@ export function addPet(index: PetIndex, pet: Pet): void {
   }
   index.all.push(pet);
   if (pet.status !== undefined) index.byStatus[pet.status].push(pet);
+}
+
+/** Gives each new pet the next id after `lastId`, in the order they are asked for. */
+export function createNumbering(lastId: number): (pet: NewPet) => Pet {
+  let last = lastId;
+  return (pet) => withId(++last, pet);
 }
 
 /** The pet with this id, or `undefined`. */

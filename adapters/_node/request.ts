@@ -1,0 +1,115 @@
+/**
+ * @module
+ * Private to the Node adapter: a Fetch API request made from Node's `IncomingMessage`, either a
+ * real `Request` or a lazy look-alike.
+ *
+ * What the look-alike buys: building a real `Request` (its `Headers`, its body stream) costs more
+ * on Node 20 than everything the service then does with a list request (measured in
+ * bench/RESULTS.md). The look-alike has exactly what this service's app reads (`method`, `url`,
+ * `headers.get`, `body`, `arrayBuffer()`), built when first asked for, so `serveNode` gives it to
+ * an `App`; `toNodeListener`, which serves any handler, builds a real `Request`.
+ */
+import { Buffer } from "node:buffer";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { urlHost } from "../server.ts";
+
+const HOST_HEADER = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
+
+/** A request with only what the service's app reads, each part read from Node's request when asked for. */
+export function nodeRequest(incoming: IncomingMessage): Request {
+  let body: ReadableStream<Uint8Array> | null | undefined;
+  const lookAlike = {
+    method: incoming.method ?? "GET",
+    url: absoluteUrl(incoming),
+    headers: { get: (name: string) => headerValue(incoming, name.toLowerCase()) },
+    get body() {
+      body ??= hasBody(incoming) ? bodyStream(incoming) : null;
+      return body;
+    },
+    arrayBuffer: () => readWhole(incoming),
+  };
+  return lookAlike as unknown as Request;
+}
+
+/** A real `Request`, whose signal aborts when the client goes away before the answer is sent. */
+export function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse): Request {
+  const aborter = new AbortController();
+  outgoing.on("close", () => {
+    if (!outgoing.writableFinished) aborter.abort();
+  });
+  const init: RequestInit & { duplex?: "half" } = { method: incoming.method ?? "GET", headers: headerPairs(incoming), signal: aborter.signal };
+  if (hasBody(incoming)) {
+    init.body = bodyStream(incoming);
+    init.duplex = "half";
+  }
+  return new Request(absoluteUrl(incoming), init);
+}
+
+/** The request's absolute URL, its origin from a well-formed Host header or else the socket's own address. */
+function absoluteUrl(incoming: IncomingMessage): string {
+  const host = incoming.headers.host;
+  const origin = `http://${host !== undefined && HOST_HEADER.test(host) ? host : `${urlHost(incoming.socket.localAddress ?? "localhost")}:${incoming.socket.localPort}`}`;
+  const target = incoming.url ?? "/";
+  return target.startsWith("/") ? origin + target : target;
+}
+
+/** The whole request body, read straight from Node's stream. */
+function readWhole(incoming: IncomingMessage): Promise<ArrayBuffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    incoming.on("end", () => {
+      const whole = Buffer.concat(chunks);
+      resolve(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer);
+    });
+    incoming.on("error", reject);
+  });
+}
+
+/**
+ * A request header's value; repeated headers are joined with ", " as the Fetch API does (Node's
+ * `headers` keeps only the first of some, such as Authorization). Scans `rawHeaders` rather than
+ * `headersDistinct`, which builds arrays for every header.
+ */
+function headerValue(incoming: IncomingMessage, name: string): string | null {
+  const raw = incoming.rawHeaders;
+  let value: string | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) {
+      value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]}`;
+    }
+  }
+  return value;
+}
+
+function headerPairs(incoming: IncomingMessage): [string, string][] {
+  return Object.entries(incoming.headersDistinct).map(([name, values]) => [name, (values ?? []).join(", ")]);
+}
+
+function hasBody(incoming: IncomingMessage): boolean {
+  return incoming.headers["transfer-encoding"] !== undefined || Number(incoming.headers["content-length"] ?? 0) > 0;
+}
+
+/**
+ * The request body as a web stream that reads from the socket only when pulled, so a reader
+ * that stops early (the size limit) leaves the rest unread instead of buffered.
+ */
+function bodyStream(incoming: IncomingMessage): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      incoming.pause();
+      incoming.on("data", (chunk: Buffer) => {
+        controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+        if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
+      });
+      incoming.on("end", () => controller.close());
+      incoming.on("error", (error) => controller.error(error));
+    },
+    pull() {
+      incoming.resume();
+    },
+    cancel() {
+      incoming.pause();
+    },
+  });
+}

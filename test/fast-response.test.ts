@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test";
+import { FastResponse } from "../adapters/node.ts";
+
+const make = (body?: BodyInit | null, init?: ResponseInit) => new FastResponse(body, init) as unknown as Response & FastResponse;
+
+describe("FastResponse, the Node adapter's Response", () => {
+  test("reads like a Response: status, ok, headers and body text", async () => {
+    const response = make('{"a":1}', { status: 201, headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(201);
+    expect(response.ok).toBe(true);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(await response.text()).toBe('{"a":1}');
+  });
+
+  test("hands a text body and its headers to Node as they are", () => {
+    const parts = make("hello", { status: 404, headers: { "x-a": "1" } }).toNodeParts();
+    expect(parts).toEqual({ status: 404, headers: { "x-a": "1" }, body: "hello" });
+  });
+
+  test("headers set after construction reach Node", () => {
+    const response = make("x", { headers: { "x-a": "1" } });
+    response.headers.set("deprecation", "@1");
+    expect(response.toNodeParts()?.headers).toEqual({ "x-a": "1", deprecation: "@1" });
+  });
+
+  test("a body already read through the Fetch API is no longer handed over as text", async () => {
+    const response = make("once");
+    await response.text();
+    expect(response.toNodeParts()).toBeUndefined();
+  });
+
+  test("a body that is not text is left to a real Response", async () => {
+    const response = make(new Uint8Array([104, 105]));
+    expect(response.toNodeParts()).toBeUndefined();
+    expect(await response.text()).toBe("hi");
+  });
+});

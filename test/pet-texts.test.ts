@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import type { Pet } from "../src/mod.ts";
+import { withId } from "../src/mod.ts";
+import { createPetTexts } from "../src/_pet-texts.ts";
+
+const pet = (id: number): Pet => withId(id, { name: `pet ${id}`, categoryId: id, status: "available" });
+
+describe("remembered pet texts", () => {
+  test("a page of other pets after the same first pet gets its own text", () => {
+    const texts = createPetTexts();
+    const [a, b, c] = [pet(1), pet(2), pet(3)];
+    expect(JSON.parse(texts.page([a, b]))).toEqual([a, b]);
+    expect(JSON.parse(texts.page([a, c]))).toEqual([a, c]);
+    expect(JSON.parse(texts.page([a]))).toEqual([a]);
+    expect(JSON.parse(texts.page([a, b, c]))).toEqual([a, b, c]);
+    expect(JSON.parse(texts.page([a, b]))).toEqual([a, b]);
+  });
+
+  test("a page whose later pet is a new object is written from that object's own fields", () => {
+    const texts = createPetTexts();
+    const first = [pet(7), pet(8)];
+    expect(texts.page(first)).toBe(JSON.stringify(first));
+    const renamed = [first[0]!, pet(8)].map((value, i) => (i === 1 ? withId(8, { ...value, name: "renamed" }) : value));
+    expect(texts.page(renamed)).toBe(JSON.stringify(renamed));
+  });
+
+  test("a pet that is not frozen is written afresh every time, so changing it cannot leave a stale text", () => {
+    const texts = createPetTexts();
+    const changing = { id: 1, name: "before", categoryId: 1 };
+    expect(texts.pet(changing)).toBe(JSON.stringify(changing));
+    expect(texts.page([changing])).toBe(JSON.stringify([changing]));
+    changing.name = "after";
+    expect(texts.pet(changing)).toBe(JSON.stringify(changing));
+    expect(texts.page([changing])).toBe(JSON.stringify([changing]));
+  });
+
+  test("stays exact past the number of remembered pages", () => {
+    const texts = createPetTexts();
+    const pets = Array.from({ length: 3000 }, (_, i) => pet(i + 1));
+    for (let round = 0; round < 2; round++) {
+      for (let start = 0; start < pets.length; start += 2) {
+        const page = pets.slice(start, start + 2 + round);
+        expect(texts.page(page)).toBe(JSON.stringify(page));
+      }
+    }
+  });
+
+  test("an empty page is an empty array", () => {
+    expect(createPetTexts().page([])).toBe("[]");
+  });
+});
