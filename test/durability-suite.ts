@@ -117,6 +117,19 @@ export function durabilitySuite(runtime: Runtime): void {
       }
     }, 30_000);
 
+    test("after SIGKILL of its whole process group (npm start style), it is back within 5 s, 10 times in a row", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const created: Pet[] = [];
+      for (let round = 0; round < 10; round++) {
+        const started = Date.now();
+        const server = await startServer(runtime, env, { processGroup: true });
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(await allPets(server.url)).toEqual(created);
+        created.push((await (await create(server.url, { name: `round ${round}`, categoryId: round })).json()) as Pet);
+        await server.stop("SIGKILL");
+      }
+    }, 120_000);
+
     test("a second server on the same data file is refused with a clear message", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const first = await startServer(runtime, env);
