@@ -77,19 +77,24 @@ async function writeLock(path: string, owner: Owner, mode: "create" | "replace")
   const temp = `${path}.${owner.pid}-${crypto.randomUUID()}.tmp`;
   await writeFile(temp, `${JSON.stringify(owner)}\n`);
   let osLock: OsLock | undefined;
+  let renamed = false;
   try {
     const taken = await tryOsLock(temp); // a new file: never busy
     osLock = typeof taken === "object" ? taken : undefined;
     const { dev, ino } = await stat(temp);
-    if (mode === "create") await link(temp, path);
-    else await rename(temp, path);
+    if (mode === "create") {
+      await link(temp, path);
+    } else {
+      await rename(temp, path);
+      renamed = true;
+    }
     return { dev, ino, osLock };
   } catch (error) {
     osLock?.release();
     if (errorCode(error) === "EEXIST") return undefined;
     throw error;
   } finally {
-    if (mode === "create") await unlink(temp);
+    if (!renamed) await unlink(temp);
   }
 }
 
