@@ -145,6 +145,7 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
 
   /** Whether the file was lost (see `lost-data-file.ts`); if so, saves what was acknowledged and fails the store. */
   async function stopIfLost(batch: readonly PendingCreate[]): Promise<boolean> {
+    // A path that cannot be checked (EACCES, say) is left to the write, which then fails too.
     const loss = await lossOf(path, opened, lock).catch(() => undefined);
     if (loss === undefined) return false;
     const reason = await rescue(file, committedSize, path, loss);
