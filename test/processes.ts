@@ -15,8 +15,9 @@ export async function deadProcess(): Promise<ProcessIdentity> {
 
 /** A zombie (exited, never reaped by its parent, so `kill(pid, 0)` still succeeds) and its identity. */
 export async function zombie(): Promise<{ identity: ProcessIdentity; stop: () => void }> {
-  // The shell starts `true` in the background and becomes `sleep`, which never reaps it.
-  const parent = Bun.spawn(["sh", "-c", "true & echo $!; exec sleep 30"], { stdout: "pipe" });
+  // The shell starts a short `sleep` in the background and becomes a long one, which never reaps it;
+  // the child ends after that exec, so the shell cannot reap it first.
+  const parent = Bun.spawn(["sh", "-c", "sleep 0.2 & echo $!; exec sleep 30"], { stdout: "pipe" });
   const reader = parent.stdout.getReader();
   const pid = Number(new TextDecoder().decode((await reader.read()).value).trim());
   reader.releaseLock();
