@@ -52,7 +52,8 @@ export async function livenessOf(owner: ProcessIdentity, self: ProcessIdentity):
     owner.pidNamespace !== undefined && owner.pidNamespace === self.pidNamespace;
   if (!comparable) return "unknown";
   const stat = await readProcStat(owner.pid);
-  if (stat === "gone") return "dead";
+  // With /proc mounted hidepid, another user's process has no entry: the signal check still sees it.
+  if (stat === "gone") return isRunning(owner.pid) ? "unknown" : "dead";
   if (stat === undefined) return "unknown";
   if (stat.state === "Z" || stat.state === "X") return "dead";
   return stat.startTime === owner.startTime ? "alive" : "dead";
@@ -79,6 +80,16 @@ async function readProcStat(pid: number): Promise<{ state: string; startTime: st
   const state = fields[0];
   const startTime = fields[19];
   return state !== undefined && startTime !== undefined ? { state, startTime } : undefined;
+}
+
+/** Whether a process `pid` exists (zombies included), by sending it no signal. */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown } | null)?.code !== "ESRCH";
+  }
 }
 
 async function readOrUndefined(read: () => Promise<string>): Promise<string | undefined> {
