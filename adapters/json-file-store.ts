@@ -9,7 +9,10 @@
  * - After a failed write or fsync the store never retries (the kernel may have dropped the data
  *   and report success the second time): it cuts the file back to the last acknowledged size and
  *   refuses further creates until a restart reloads the file.
- * - A lock file keeps a second process from writing the same file.
+ * - A lock file keeps a second process from writing the same file (see `file-lock.ts`).
+ * - Before writing and again before acknowledging, the store checks that the path still leads to
+ *   the file it opened and the lock is still its own (see `lost-data-file.ts`); if not, creates
+ *   answer 503 and what was acknowledged is saved where a restart finds it.
  */
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
@@ -19,7 +22,10 @@ import type { PetIndex } from "../src/_pet-index.ts";
 import { StoreUnavailableError } from "../src/mod.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
 import type { FileLock } from "./file-lock.ts";
+import type { FileIdentity } from "./lost-data-file.ts";
+import { syncFolder, writeDurably } from "./durable-write.ts";
 import { acquireLock, errorCode } from "./file-lock.ts";
+import { lossOf, rescue } from "./lost-data-file.ts";
 import { JOURNAL_HEADER, readJournal } from "./pet-journal.ts";
 
 /** Options of the JSON-file store. */
@@ -47,9 +53,10 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     const index = createPetIndex();
     file = await openJournal(path);
     const size = await loadJournal(file, path, (pet) => addPet(index, pet), logger);
+    const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    return journalStore(path, file, size, index, lock, logger);
+    return journalStore({ path, file, opened, lock, logger }, size, index);
   } catch (error) {
     await file?.close();
     await lock.release();
@@ -105,14 +112,17 @@ async function loadJournal(
   return size;
 }
 
-function journalStore(
-  path: string,
-  file: FileHandle,
-  committedSize: number,
-  index: PetIndex,
-  lock: FileLock,
-  logger: Pick<Console, "info">,
-): PetStore {
+/** The open data file and what guards it. */
+interface Journal {
+  readonly path: string;
+  readonly file: FileHandle;
+  /** The file as opened, to notice when its path no longer leads to it. */
+  readonly opened: FileIdentity;
+  readonly lock: FileLock;
+  readonly logger: Pick<Console, "info" | "warn">;
+}
+
+function journalStore({ path, file, opened, lock, logger }: Journal, committedSize: number, index: PetIndex): PetStore {
   const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
   let pending: PendingCreate[] = [];
   let flushing: Promise<void> | undefined;
@@ -128,21 +138,41 @@ function journalStore(
     flushing = undefined;
   }
 
+  /** Refuses this batch, and every create from now on, with `error`. */
+  function fail(batch: readonly PendingCreate[], error: StoreUnavailableError): void {
+    failure = error;
+    for (const entry of [...batch, ...pending]) entry.reject(error);
+    pending = [];
+  }
+
+  /** Whether the file was lost (see `lost-data-file.ts`); if so, saves what was acknowledged and fails the store. */
+  async function stopIfLost(batch: readonly PendingCreate[]): Promise<boolean> {
+    // A path that cannot be checked (EACCES, say) is left to the write, which then fails too.
+    const loss = await lossOf(path, opened, lock).catch(() => undefined);
+    if (loss === undefined) return false;
+    const reason = await rescue(file, committedSize, path, loss);
+    logger.warn(`${path}: ${reason}`);
+    fail(batch, new StoreUnavailableError(reason));
+    return true;
+  }
+
   async function writeBatch(batch: readonly PendingCreate[]): Promise<void> {
+    if (await stopIfLost(batch)) return;
     const lines = batch.map((entry) => `${JSON.stringify(entry.pet)}\n`).join("");
+    let written: number;
     try {
-      const written = await writeAt(file, lines, committedSize);
+      written = await writeAt(file, lines, committedSize);
       await file.datasync();
-      committedSize += written;
     } catch (error) {
-      failure = new StoreUnavailableError(
-        `the data file could not be written (${describeError(error)}); no pet can be created until the server restarts`,
-      );
       await file.truncate(committedSize).catch(() => {}); // best effort: a torn tail is dropped on load anyway
-      for (const entry of [...batch, ...pending]) entry.reject(failure);
-      pending = [];
+      fail(batch, new StoreUnavailableError(
+        `the data file could not be written (${describeError(error)}); no pet can be created until the server restarts`,
+      ));
       return;
     }
+    // The batch is written but not acknowledged: if the file was lost meanwhile, it never is.
+    if (await stopIfLost(batch)) return;
+    committedSize += written;
     for (const entry of batch) {
       addPet(index, entry.pet);
       entry.resolve(entry.pet);
@@ -182,26 +212,6 @@ async function writeAt(file: FileHandle, text: string, position: number): Promis
     offset += bytesWritten;
   }
   return bytes.length;
-}
-
-/** Creates (or replaces) a file holding `bytes`, fsync'd before this resolves. */
-async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
-  const handle = await open(path, "w");
-  try {
-    await handle.write(bytes, 0, bytes.length, 0);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 function describeError(error: unknown): string {

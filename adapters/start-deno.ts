@@ -1,6 +1,6 @@
 /**
  * @module
- * Entry point: `deno run --allow-net --allow-env --allow-read=data --allow-write=data
+ * Entry point: `deno run --no-prompt --allow-net --allow-env --allow-read=data --allow-write=data
  * adapters/start-deno.ts` runs the standalone server on Deno.
  */
 import { serveDeno } from "./deno.ts";

@@ -4,7 +4,8 @@
  * `kill -9`, and a full disk never costs an acknowledged pet. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
@@ -25,6 +26,18 @@ async function allPets(base: string): Promise<Pet[]> {
 
 function create(base: string, pet: object): Promise<Response> {
   return fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
+}
+
+async function createPets(base: string, count: number): Promise<Pet[]> {
+  const pets: Pet[] = [];
+  for (let i = 0; i < count; i++) pets.push((await (await create(base, { name: `kept ${i}`, categoryId: i })).json()) as Pet);
+  return pets;
+}
+
+/** The 503 answer to a create, as an error object. */
+async function refusedCreate(base: string): Promise<{ status: number; code: string; message: string }> {
+  const response = await create(base, { name: "refused", categoryId: 1 });
+  return { status: response.status, ...((await response.json()) as { code: string; message: string }) };
 }
 
 /** Registers the durability tests for one runtime. */
@@ -115,6 +128,63 @@ export function durabilitySuite(runtime: Runtime): void {
       } finally {
         await restarted.stop("SIGKILL");
       }
+    }, 30_000);
+
+    test("after SIGKILL of its whole process group (npm start style), it is back within 5 s, 10 times in a row", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const created: Pet[] = [];
+      for (let round = 0; round < 10; round++) {
+        const started = Date.now();
+        const server = await startServer(runtime, env, { processGroup: true });
+        expect(Date.now() - started).toBeLessThan(5_000);
+        expect(await allPets(server.url)).toEqual(created);
+        created.push((await (await create(server.url, { name: `round ${round}`, categoryId: round })).json()) as Pet);
+        await server.stop("SIGKILL");
+      }
+    }, 120_000);
+
+    test.each([
+      ["a data file deleted", (file: string) => unlinkSync(file), "was deleted"],
+      ["a data folder removed", (file: string) => rmSync(dirname(file), { recursive: true }), "was deleted (or its folder removed)"],
+    ] as const)("%s while it runs: creates answer 503 saying so, and a restart finds every acknowledged pet", async (_, remove, says) => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const server = await startServer(runtime, env);
+      const acknowledged = await createPets(server.url, 3);
+      remove(env.DATA_FILE);
+      const refused = await refusedCreate(server.url);
+      expect(refused).toMatchObject({ status: 503, code: "service_unavailable" });
+      expect(refused.message).toContain(`the data file ${env.DATA_FILE} ${says}`);
+      expect(refused.message).toContain("restart the server");
+      expect(await allPets(server.url)).toEqual(acknowledged);
+      expect(await server.stop("SIGTERM")).toBe(0);
+      const restarted = await startServer(runtime, env);
+      try {
+        expect(await allPets(restarted.url)).toEqual(acknowledged);
+        const next = (await (await create(restarted.url, { name: "next", categoryId: 1 })).json()) as Pet;
+        expect(next.id).toBe(acknowledged.length + 1);
+      } finally {
+        await restarted.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("a data file replaced by a copy renamed over it: creates answer 503, and every acknowledged pet is saved beside it", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const server = await startServer(runtime, env);
+      const early = await createPets(server.url, 2);
+      copyFileSync(env.DATA_FILE, `${env.DATA_FILE}.copy`);
+      const late = await createPets(server.url, 2);
+      renameSync(`${env.DATA_FILE}.copy`, env.DATA_FILE);
+      const refused = await refusedCreate(server.url);
+      expect(refused).toMatchObject({ status: 503, code: "service_unavailable" });
+      expect(refused.message).toContain(`the data file ${env.DATA_FILE} was replaced by another file`);
+      const saved = readdirSync(dirname(env.DATA_FILE)).find((name) => name.startsWith("pets.json.rescued-"));
+      expect(refused.message).toContain(join(dirname(env.DATA_FILE), saved!));
+      expect((await refusedCreate(server.url)).status).toBe(503);
+      expect(await allPets(server.url)).toEqual([...early, ...late]);
+      expect(await server.stop("SIGTERM")).toBe(0);
+      const lines = readFileSync(join(dirname(env.DATA_FILE), saved!), "utf8").trim().split("\n").slice(1);
+      expect(lines.map((line) => JSON.parse(line))).toEqual([...early, ...late]);
+      expect(readFileSync(env.DATA_FILE, "utf8").trim().split("\n")).toHaveLength(1 + early.length);
     }, 30_000);
 
     test("a second server on the same data file is refused with a clear message", async () => {

@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openJsonFileStore } from "../adapters/json-file-store.ts";
+import { identityOf } from "../adapters/process-identity.ts";
+import { deadProcess } from "./processes.ts";
 import { storeContract } from "./store-contract.ts";
 import { tempDataFile, tempFolder } from "./temp.ts";
 
@@ -137,7 +139,7 @@ describe("JSON-file store lock", () => {
     const path = tempDataFile();
     const holder = Bun.spawn(["sleep", "10"]);
     try {
-      writeFileSync(`${path}.lock`, `${holder.pid}\n`);
+      writeFileSync(`${path}.lock`, `${JSON.stringify(await identityOf(holder.pid))}\n`);
       await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`it is in use by process ${holder.pid}`);
     } finally {
       holder.kill();
@@ -146,20 +148,16 @@ describe("JSON-file store lock", () => {
 
   test("a stale lock left by a dead process is taken over", async () => {
     const path = tempDataFile();
-    const dead = Bun.spawn(["true"]);
-    await dead.exited;
-    writeFileSync(`${path}.lock`, `${dead.pid}\n`);
+    writeFileSync(`${path}.lock`, `${JSON.stringify(await deadProcess())}\n`);
     const store = await openJsonFileStore(path, { logger: quiet });
-    expect(readFileSync(`${path}.lock`, "utf8").trim()).toBe(String(process.pid));
+    expect(JSON.parse(readFileSync(`${path}.lock`, "utf8")).pid).toBe(process.pid);
     await store.close();
   });
 
   test("of several processes racing for a stale lock, exactly one wins", async () => {
     for (let round = 0; round < 3; round++) {
       const path = tempDataFile();
-      const dead = Bun.spawn(["true"]);
-      await dead.exited;
-      writeFileSync(`${path}.lock`, `${dead.pid}\n`);
+      writeFileSync(`${path}.lock`, `${JSON.stringify(await deadProcess())}\n`);
       const racers = Array.from({ length: 4 }, () =>
         Bun.spawn([process.execPath, "test/fixtures/open-store.ts", path], { stdout: "pipe", stderr: "pipe" }));
       const outcomes = await Promise.all(racers.map((racer) => new Response(racer.stdout).text()));

@@ -31,6 +31,11 @@ const START_TIMEOUT_MS = 15_000;
 export interface StartOptions {
   /** Caps the size of any file the server writes (`ulimit -f`), to stand in for a full disk. */
   readonly maxFileKiB?: number;
+  /**
+   * Runs the server as `npm start` does, under a shell in a process group of its own; `stop` then
+   * signals the whole group, as a supervisor or the OOM killer does.
+   */
+  readonly processGroup?: boolean;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -42,7 +47,9 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   const limited = options.maxFileKiB === undefined
     ? argv
     : ["bash", "-c", `trap '' XFSZ; ulimit -f ${options.maxFileKiB}; exec "$@"`, "bash", ...argv];
-  const child = Bun.spawn(limited, {
+  // `; exit` keeps the shell from exec'ing the server, so it stays its parent, as under npm.
+  const grouped = options.processGroup === true ? ["setsid", "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
+  const child = Bun.spawn(grouped, {
     env: { ...process.env, PORT: "0", ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -55,7 +62,8 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   void collect(child.stdout);
   void collect(child.stderr);
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    child.kill(signal);
+    if (options.processGroup === true) process.kill(-child.pid, signal);
+    else child.kill(signal);
     const code = await child.exited;
     return code;
   };
