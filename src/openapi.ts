@@ -101,6 +101,7 @@ export const OPENAPI_DOCUMENT: Json = {
           "400": errorResponse("A query parameter is unknown, repeated or invalid (`code` invalid_query); every problem is named."),
           "401": unauthorized,
           "500": internalError,
+          "503": { $ref: "#/components/responses/ServiceUnavailable" },
         },
       },
       post: {
@@ -109,7 +110,7 @@ export const OPENAPI_DOCUMENT: Json = {
         description:
           "Stores a new pet under the next id (positive, unique, never reused) and answers it with its " +
           "Location. A status left out stays out. A member given twice counts once, with its last value. " +
-          "With the JSON-file store the 201 is sent only once the pet is on disk.",
+          "The 201 is sent only once the pet is durable: on disk with the JSON-file store, committed with PostgreSQL.",
         tags: ["pets"],
         requestBody: {
           required: true,
@@ -168,6 +169,7 @@ export const OPENAPI_DOCUMENT: Json = {
           "401": unauthorized,
           "404": errorResponse("No pet has this id (`code` not_found).", deprecationHeaders),
           "500": internalError,
+          "503": { $ref: "#/components/responses/ServiceUnavailable" },
         },
       },
     },
@@ -276,8 +278,9 @@ export const OPENAPI_DOCUMENT: Json = {
       }),
       InternalError: errorResponse("Unexpected error (`code` internal_error); logged, never detailed in the body."),
       ServiceUnavailable: errorResponse(
-        "The store cannot take writes (`code` service_unavailable): its data file could not be written (a restart " +
-          "recovers), or the server is shutting down.",
+        "The store cannot serve the request now (`code` service_unavailable): its data file could not be written " +
+          "or was taken away (the message says what to do), its database is unavailable (retry; it recovers by " +
+          "itself; a create whose outcome is unknown says so), or the server is shutting down.",
       ),
       MethodNotAllowed: errorResponse("The path does not offer this method (`code` method_not_allowed).", {
         Allow: { description: "The methods the path offers.", schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" } },
