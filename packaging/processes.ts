@@ -4,6 +4,7 @@
  * they serve, and stops them. Every start has a time limit and every process is killed on stop.
  */
 import { createServer } from "node:net";
+import { captureOutput } from "../test/output.ts";
 
 /** A running program that serves HTTP. */
 export interface Served {
@@ -29,24 +30,18 @@ export function startPolling(argv: string[], cwd: string, url: string): Promise<
 
 async function start(argv: string[], cwd: string, env: Record<string, string>, ready: (output: string) => Promise<string | undefined>): Promise<Served> {
   const child = Bun.spawn(argv, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
-  let output = "";
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
-  };
-  void collect(child.stdout);
-  void collect(child.stderr);
+  const output = captureOutput(child);
   const stop = async () => {
     child.kill("SIGKILL");
     await child.exited;
   };
   const started = Date.now();
   for (;;) {
-    const url = await ready(output);
-    if (url !== undefined) return { url, output: () => output, stop };
+    const url = await ready(output());
+    if (url !== undefined) return { url, output, stop };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
       await stop();
-      throw new Error(`Cannot start ${argv.join(" ")}: it did not serve (exit code ${child.exitCode}):\n${output}`);
+      throw new Error(`Cannot start ${argv.join(" ")}: it did not serve (exit code ${child.exitCode}):\n${output()}`);
     }
     await Bun.sleep(50);
   }
