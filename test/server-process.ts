@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
+import { captureOutput } from "./output.ts";
 
 /** A runtime the standalone server runs on, named by its npm script. */
 export type Runtime = "bun" | "deno" | "node";
@@ -54,13 +55,7 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     stdout: "pipe",
     stderr: "pipe",
   });
-  let output = "";
-  const collect = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });
-  };
-  void collect(child.stdout);
-  void collect(child.stderr);
+  const output = captureOutput(child);
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
     if (options.processGroup === true) process.kill(-child.pid, signal);
     else child.kill(signal);
@@ -69,12 +64,12 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   };
   const started = Date.now();
   for (;;) {
-    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-    if (url !== undefined) return { url, output: () => output, stop, exited: child.exited };
+    const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
+    if (url !== undefined) return { url, output, stop, exited: child.exited };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
       child.kill("SIGKILL");
       const code = await child.exited;
-      throw new Error(`${runtime} server did not start (exit code ${code}):\n${output}`);
+      throw new Error(`${runtime} server did not start (exit code ${code}):\n${output()}`);
     }
     await Bun.sleep(20);
   }

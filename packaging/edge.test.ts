@@ -1,0 +1,14 @@
+/**
+ * @module
+ * The HTTP suite against the core served by workerd with the memory store. Run by `run.ts`, which
+ * installs the package and bundles the README's Worker example into `EDGE_PROJECT` first.
+ */
+import { HTTP_SUITE_KEY, httpSuite } from "../test/http-suite.ts";
+import { startWorkerd } from "./workerd.ts";
+
+const PROJECT = process.env.EDGE_PROJECT ?? "";
+
+httpSuite("the core on workerd, memory store", async () => {
+  const worker = await startWorkerd(PROJECT, "worker.bundle.js", ["other-key", HTTP_SUITE_KEY]);
+  return { url: worker.url, directUrl: worker.url, stop: worker.stop };
+});

@@ -1,0 +1,46 @@
+import { beforeAll, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import denoJson from "../deno.json" with { type: "json" };
+import packageJson from "../package.json" with { type: "json" };
+import { tempFolder } from "./temp.ts";
+
+/** Each npm entry point's conditions: `types` and `default` in the build, `bun` in the sources. */
+const entries = packageJson.exports as Record<string, Record<string, string> | string>;
+let out = "";
+
+beforeAll(() => {
+  out = resolve(tempFolder());
+  const build = Bun.spawnSync(["node_modules/.bin/tsc", "-p", "tsconfig.build.json", "--outDir", out]);
+  expect(build.stdout.toString() + build.stderr.toString()).toBe("");
+}, 30_000);
+
+/** Where a package path lands when the build writes to `out` instead of `dist/`. */
+const built = (target: string) => target.startsWith("./dist/") ? join(out, target.slice("./dist/".length)) : target;
+
+test("the build writes JavaScript and declarations for every npm entry point", () => {
+  const missing = Object.values(entries)
+    .flatMap((targets) => typeof targets === "string" ? [targets] : Object.values(targets))
+    .filter((target) => !existsSync(built(target)));
+  expect(missing).toEqual([]);
+});
+
+test("npm and JSR publish the same entry points, from the same sources", () => {
+  const bunSources = Object.fromEntries(
+    Object.entries(entries).flatMap(([name, targets]) => typeof targets === "string" ? [] : [[name, targets["bun"]]]),
+  );
+  expect(bunSources).toEqual(denoJson.exports);
+});
+
+test("plain Node, with no loader, runs the built core: a create, then a list", () => {
+  const script = `
+    import { createApp, createMemoryStore } from ${JSON.stringify(join(out, "src", "mod.js"))};
+    const pets = createApp({ store: createMemoryStore(), apiKeys: ["k"] });
+    const headers = { authorization: "Bearer k", "content-type": "application/json" };
+    const created = await pets.fetch(new Request("http://localhost/v1/pets", { method: "POST", headers, body: '{"name":"Rex","categoryId":1}' }));
+    const listed = await pets.fetch(new Request("http://localhost/v1/pets", { headers }));
+    console.log(created.status, await listed.text());
+  `;
+  const run = Bun.spawnSync(["node", "--input-type=module", "-e", script]);
+  expect(run.stdout.toString() + run.stderr.toString()).toBe('201 [{"id":1,"name":"Rex","categoryId":1}]\n');
+});

@@ -1,0 +1,48 @@
+import { expect, test } from "bun:test";
+import type { PetStore } from "../src/mod.ts";
+import { createMemoryStore } from "../src/mod.ts";
+import { storeChecks } from "../src/testing.ts";
+
+/** Opens memory stores with one fault each, to show that the contract notices it. */
+function faulty(fault: (store: PetStore) => Partial<PetStore>): () => Promise<PetStore> {
+  return () => {
+    const store = createMemoryStore();
+    return Promise.resolve({ ...store, ...fault(store) });
+  };
+}
+
+/** The messages of the checks that failed. */
+async function failures(open: () => Promise<PetStore>): Promise<string[]> {
+  const results = await Promise.all(storeChecks(open).map((check) => check.run().then(() => "", (error: Error) => error.message)));
+  return results.filter((message) => message !== "");
+}
+
+test("the store contract passes for the memory store", async () => {
+  expect(await failures(() => Promise.resolve(createMemoryStore()))).toEqual([]);
+});
+
+test("the store contract fails a store whose get throws for a missing id", async () => {
+  const open = faulty((store) => ({ get: async (id) => (await store.get(id)) ?? Promise.reject(new Error("no such pet")) }));
+  expect(await failures(open)).toEqual(["no such pet"]);
+});
+
+test("the store contract fails a store that lists in descending id order, naming the query", async () => {
+  const open = faulty((store) => ({ list: async (query) => (await store.list(query)).reverse() }));
+  const messages = await failures(open);
+  expect(messages).toHaveLength(1);
+  expect(messages[0]).toStartWith('Store contract broken: list({ limit: 10, after: 0 }) should be [{"id":1,');
+});
+
+test("the store contract fails a store that writes status null for a pet created without one", async () => {
+  const open = faulty((store) => ({ create: async (pet) => ({ status: null as never, ...(await store.create(pet)) }) }));
+  expect((await failures(open))[0]).toBe(
+    'Store contract broken: a pet created without status should be {"id":2,"name":"b","categoryId":-2}, got {"status":null,"id":2,"name":"b","categoryId":-2}',
+  );
+});
+
+test("each check closes the store it opened, also when it fails", async () => {
+  let closed = 0;
+  const open = faulty(() => ({ list: () => Promise.reject(new Error("down")), close: async () => void closed++ }));
+  await failures(open);
+  expect(closed).toBe(storeChecks(open).length);
+});
