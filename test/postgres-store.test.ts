@@ -11,6 +11,7 @@ import { StoreUnavailableError } from "../src/mod.ts";
 import type { SqlClient } from "../adapters/postgres-store.ts";
 import { openPostgresStore } from "../adapters/postgres-store.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { storeChecks } from "../src/testing.ts";
 import { storeContract } from "./store-contract.ts";
 
 /** The clients a user may pass in, each made for a database URL and closed by `end`. */
@@ -52,6 +53,24 @@ for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
     });
   });
 }
+
+describe("the store contract with postgres.js on Node and Deno", () => {
+  const RUNNERS = {
+    node: ["node_modules/.bin/tsx"],
+    deno: ["node_modules/.bin/deno", "run", "--no-prompt", "--allow-net", "--allow-env", "--allow-read=."],
+  };
+  for (const [runtime, runner] of Object.entries(RUNNERS)) {
+    test(`every check passes on ${runtime}`, async () => {
+      const server = await postgresServer();
+      const urls = await Promise.all(storeChecks(() => Promise.reject(new Error("unused"))).map(() => server.createDatabase()));
+      const child = Bun.spawn([...runner, "test/fixtures/postgres-contract.ts", ...urls], { stdout: "pipe", stderr: "pipe" });
+      const [output, errors, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+      expect(`${output}${errors}`).not.toContain("fail ");
+      expect(output.match(/^pass /gm)?.length).toBe(urls.length);
+      expect(code).toBe(0);
+    }, 30_000);
+  }
+});
 
 describe("PostgreSQL store schema", () => {
   test("two stores opened at once on a new database share one schema and one id sequence", async () => {
