@@ -119,7 +119,11 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
   let flushing: Promise<void> | undefined;
 
   async function flush(): Promise<void> {
-    while (pending.length > 0) {
+    for (;;) {
+      // Creates already answered by their deadline are dropped, so a slow database cannot make
+      // the queue grow beyond what arrives within one deadline.
+      pending = pending.filter((entry) => !entry.settled);
+      if (pending.length === 0) break;
       const batch = pending.slice(0, maxBatch);
       pending = pending.slice(batch.length);
       await writeBatch(batch);
@@ -128,16 +132,15 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
   }
 
   async function writeBatch(batch: PendingCreate[]): Promise<void> {
-    const live = batch.filter((entry) => !entry.settled);
-    if (live.length === 0) return;
-    for (const entry of live) entry.sent = true;
+    for (const entry of batch) entry.sent = true;
     try {
-      const pets = live.map((entry) => entry.pet);
-      const firstId = await againIfUndone(() => insertPets(sql, pets), wasRolledBack);
-      live.forEach((entry, i) => settle(entry, () => entry.resolve(withId(firstId + i, entry.pet))));
+      const pets = batch.map((entry) => entry.pet);
+      // Bounded too: a database that never answers (a network partition) must not stall every later create.
+      const firstId = await withDeadline(againIfUndone(() => insertPets(sql, pets), wasRolledBack), timeoutMs);
+      batch.forEach((entry, i) => settle(entry, () => entry.resolve(withId(firstId + i, entry.pet))));
     } catch (error) {
       const failure = createFailure(error, true);
-      for (const entry of live) settle(entry, () => entry.reject(failure));
+      for (const entry of batch) settle(entry, () => entry.reject(failure));
     }
   }
 

@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import postgres from "postgres";
 import type { PetStore } from "../src/mod.ts";
 import { StoreUnavailableError } from "../src/mod.ts";
-import type { SqlClient } from "../adapters/postgres-store.ts";
+import type { SqlClient, SqlValue } from "../adapters/postgres-store.ts";
 import { openPostgresStore } from "../adapters/postgres-store.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { storeChecks } from "../src/testing.ts";
@@ -97,6 +97,36 @@ describe("PostgreSQL store schema", () => {
       expect(String(error)).toContain("Cannot open the PostgreSQL store: the database holds animal-store schema version 2");
       expect(String(error)).toContain("reads version 1");
     } finally {
+      await sql.close();
+    }
+  });
+});
+
+describe("PostgreSQL store with a connection that never answers", () => {
+  test("a create stuck on it answers 503 at its deadline, and later creates do not wait behind it", async () => {
+    const sql = new SQL(await (await postgresServer()).createDatabase());
+    let hangNextInsert = false;
+    // A client whose next insert goes to a connection lost in a network partition: no answer, ever.
+    const flaky = Object.assign(
+      (strings: TemplateStringsArray, ...values: SqlValue[]) => {
+        if (hangNextInsert && strings.join("").includes("insert into pets")) {
+          hangNextInsert = false;
+          return new Promise<never>(() => {});
+        }
+        return sql(strings, ...values);
+      },
+      { begin: sql.begin.bind(sql) },
+    ) satisfies SqlClient;
+    const store = await openPostgresStore({ sql: flaky, timeoutMs: 500 });
+    try {
+      hangNextInsert = true;
+      const stuck = await store.create({ name: "stuck", categoryId: 1 }).catch((error: unknown) => error);
+      expect(stuck).toBeInstanceOf(StoreUnavailableError);
+      expect(String(stuck)).toContain("may or may not have been created");
+      const next = await store.create({ name: "next", categoryId: 2 });
+      expect(await store.get(next.id)).toEqual(next);
+    } finally {
+      await store.close();
       await sql.close();
     }
   });
