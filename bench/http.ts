@@ -13,16 +13,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { answersOf, differences, PROBES } from "./equivalence.ts";
 import type { Probe } from "./equivalence.ts";
-import { GET_ID, KEY, seedPet } from "./fixtures.ts";
+import { GET_ID, KEY } from "./fixtures.ts";
 import type { Measure } from "./report.ts";
 import { median, rateCell, rateMedian, ratioCell, replaceGeneratedBlock } from "./report.ts";
+import type { Kind, Role, Runtime, Scenario, Server } from "./targets.ts";
+import { BIN, PEER, PLAN, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
 
-type Runtime = "bun" | "deno" | "node";
-type Kind = "limit" | "hono" | "elysia" | "fastify" | "direct" | "project" | "project-file";
-type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "create-c64";
 
-const ROOT = join(import.meta.dir, "..");
-const BIN = join(ROOT, "node_modules", ".bin");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const RUNTIMES = (process.env.BENCH_RUNTIMES ?? "bun,deno,node").split(",") as Runtime[];
@@ -39,67 +36,6 @@ const PATHS: Record<Scenario, string> = {
   "sold-1M": "/pets?status=sold&limit=20",
   "create-c64": "/pets",
 };
-
-interface Server {
-  readonly url: string;
-  readonly pid: number;
-  stop(): void;
-}
-
-/** The command that starts a target on a runtime, and its working folder. */
-function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } {
-  const denoRun = [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run"];
-  if (kind === "project" || kind === "project-file") {
-    const entry = `adapters/start-${runtime}.ts`;
-    if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: ROOT };
-    if (runtime === "deno") return { argv: [...denoRun, entry], cwd: ROOT };
-    return { argv: ["node", "--import", "tsx", entry], cwd: ROOT };
-  }
-  const entry = `servers/${kind}-${runtime}.ts`;
-  if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: import.meta.dir };
-  if (runtime === "deno") return { argv: [...denoRun, entry], cwd: import.meta.dir };
-  return { argv: ["node", "--import", "tsx", entry], cwd: import.meta.dir };
-}
-
-async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string): Promise<Server> {
-  const { argv, cwd } = command(runtime, kind);
-  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets) } as Record<string, string>;
-  env["STORE"] = kind === "project-file" ? "file" : "memory";
-  if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
-  const child = Bun.spawn(argv, { cwd, env, stdout: "pipe", stderr: "inherit" });
-  const reader = child.stdout.getReader();
-  let output = "";
-  const started = Date.now();
-  while (!/listening on (\S+)/.test(output)) {
-    const { value, done } = await reader.read();
-    if (done || Date.now() - started > 60_000) throw new Error(`${runtime} ${kind} did not start: ${output}`);
-    output += new TextDecoder().decode(value);
-  }
-  void (async () => {
-    while (!(await reader.read()).done);
-  })();
-  const url = /listening on (\S+)/.exec(output)![1]!;
-  if ((kind === "project" || kind === "project-file" || kind === "direct") && dataFile === undefined) await seed(url, pets);
-  return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
-}
-
-/** Creates the seed pets one by one, so ids and names line up with the other targets. */
-async function seed(url: string, count: number): Promise<void> {
-  for (let id = 1; id <= count; id++) {
-    const response = await fetch(`${url}/pets`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-      body: JSON.stringify(seedPet(id, count)),
-    });
-    if (response.status !== 201) throw new Error(`seeding answered ${response.status}`);
-  }
-}
-
-function writeDataFile(path: string, count: number): void {
-  const lines = ['{"format":"animal-store-pets","version":1}'];
-  for (let id = 1; id <= count; id++) lines.push(JSON.stringify({ id, ...seedPet(id, count) }));
-  writeFileSync(path, `${lines.join("\n")}\n`);
-}
 
 /** Runs wrk against one target and scenario. */
 function measure(server: Server, scenario: Scenario, seconds: number): Measure {
@@ -143,41 +79,23 @@ mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
 if (SCENARIOS.includes("sold-1M")) writeDataFile(millionFile, MILLION);
 
-
-/**
- * Which targets run each scenario, in interleaving order. On Node, "direct" is the core behind
- * minimal node:http code: project/direct is the Node adapter's own cost.
- */
-const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "elysia", "fastify", "direct", "project"],
-  get: ["limit", "hono", "elysia", "fastify", "direct", "project"],
-  "sold-1k": ["limit", "hono", "elysia", "fastify", "project"],
-  "sold-1M": ["limit", "hono", "elysia", "fastify", "project-file"],
-  create: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-file"],
-  "create-c64": ["elysia", "fastify", "project", "project-file"],
-};
-/** Targets that exist on one runtime only. */
-const ONLY_ON: Partial<Record<Kind, Runtime>> = { direct: "node", elysia: "bun", fastify: "node" };
-/** The framework peer each runtime is held against, beside Hono. */
-const PEER: Record<Runtime, Kind | undefined> = { bun: "elysia", deno: undefined, node: "fastify" };
-const planFor = (runtime: Runtime, scenario: Scenario): Kind[] =>
-  PLAN[scenario].filter((kind) => (ONLY_ON[kind] ?? runtime) === runtime);
-
-/** Reads, writes and the million-pet store each get their own servers, so creates never change what reads see. */
-type Role = "read" | "write" | "million";
-const roleOf = (scenario: Scenario): Role => (scenario === "sold-1M" ? "million" : scenario.startsWith("create") ? "write" : "read");
 const probesOf = (scenario: Scenario): readonly Probe[] => PROBES[scenario.startsWith("sold") ? "sold" : scenario.replace("-c64", "")] ?? [];
 
-/** Starts every server a role needs on a runtime, in the plan's order. */
-async function startRole(runtime: Runtime, role: Role, kinds: readonly Kind[]): Promise<Map<Kind, Server>> {
-  const servers = new Map<Kind, Server>();
-  for (const kind of kinds) {
+/** The targets of one role on a runtime, the check's requests for them, and their servers once started. */
+interface RoleServers {
+  kinds: Kind[];
+  probes: Probe[];
+  readonly servers: Map<Kind, Server>;
+}
+
+/** Starts every server a role needs on a runtime, in the plan's order, each kept as soon as it runs (so it is stopped whatever follows). */
+async function startRole(runtime: Runtime, role: Role, targets: RoleServers): Promise<void> {
+  for (const kind of targets.kinds) {
     const pets = role === "million" ? MILLION : 1000;
     const dataFile = kind !== "project-file" ? undefined : role === "million" ? millionFile : join(dataFolder, `${runtime}-write.json`);
     if (dataFile !== undefined && role === "write") writeDataFile(dataFile, 1000);
-    servers.set(kind, await start(runtime, kind, pets, dataFile));
+    targets.servers.set(kind, await start(runtime, kind, pets, dataFile));
   }
-  return servers;
 }
 
 /** The differences between each server's answers and the project's for the role's probes (the limit gets the measured ones only). */
@@ -193,19 +111,12 @@ async function checkRole(servers: Map<Kind, Server>, probes: readonly Probe[]): 
   return found;
 }
 
-/** The targets of one role on a runtime, the check's requests for them, and their servers once started. */
-interface RoleServers {
-  kinds: Kind[];
-  probes: Probe[];
-  servers: Map<Kind, Server>;
-}
-
 const results = new Map<string, Measure[]>();
 const key = (runtime: Runtime, scenario: Scenario, kind: Kind) => `${runtime} ${scenario} ${kind}`;
 const installedVersion = (name: string) => JSON.parse(readFileSync(join(import.meta.dir, "node_modules", name, "package.json"), "utf8")).version as string;
 const versions: Record<string, string> = {
   bun: Bun.version,
-  deno: Bun.spawnSync([join(BIN, "deno"), "--version"]).stdout.toString().split("\n")[0]!.replace("deno ", ""),
+  deno: Bun.spawnSync([join(BIN, "deno"), "--version"]).stdout.toString().split(" ")[1] ?? "?",
   node: Bun.spawnSync(["node", "--version"]).stdout.toString().trim(),
   wrk: Bun.spawnSync(["wrk", "--version"]).stdout.toString().split(" ")[1] ?? "?",
   hono: installedVersion("hono"),
@@ -214,32 +125,13 @@ const versions: Record<string, string> = {
 };
 console.log(`HTTP benchmark ${new Date().toISOString()}: ${SECONDS}s per run, ${ROUNDS} rounds, versions ${JSON.stringify(versions)}`);
 
-for (const runtime of RUNTIMES) {
-  const roles = new Map<Role, RoleServers>();
-  for (const scenario of SCENARIOS) {
-    const role: RoleServers = roles.get(roleOf(scenario)) ?? { kinds: [], probes: [], servers: new Map() };
-    for (const kind of planFor(runtime, scenario)) if (!role.kinds.includes(kind)) role.kinds.push(kind);
-    for (const probe of probesOf(scenario)) if (!role.probes.includes(probe)) role.probes.push(probe);
-    roles.set(roleOf(scenario), role);
-  }
-  const stopAll = () => {
-    for (const role of roles.values()) for (const server of role.servers.values()) server.stop();
-  };
-  for (const [name, role] of roles) {
-    role.servers = await startRole(runtime, name, role.kinds);
-    const found = await checkRole(role.servers, role.probes);
-    if (found.length > 0) {
-      stopAll();
-      console.error(`${runtime}: the targets do not answer as the project does, so their figures would not compare:\n  ${found.join("\n  ")}`);
-      process.exit(1);
-    }
-    console.log(`${runtime} ${name} servers answer alike: ${role.kinds.join(", ")} (${role.probes.length} requests each)`);
-  }
+/** Runs every round of every scenario on a runtime, the targets interleaved, each server warmed up once first. */
+function measureRounds(runtime: Runtime, serverOf: (scenario: Scenario, kind: Kind) => Server): void {
   const warmed = new Set<Server>();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of SCENARIOS) {
       for (const kind of planFor(runtime, scenario)) {
-        const server = roles.get(roleOf(scenario))!.servers.get(kind)!;
+        const server = serverOf(scenario, kind);
         if (!warmed.has(server)) measure(server, scenario, 1);
         warmed.add(server);
         const result = measure(server, scenario, SECONDS);
@@ -250,7 +142,29 @@ for (const runtime of RUNTIMES) {
       }
     }
   }
-  stopAll();
+}
+
+for (const runtime of RUNTIMES) {
+  const roles = new Map<Role, RoleServers>();
+  for (const scenario of SCENARIOS) {
+    const role: RoleServers = roles.get(roleOf(scenario)) ?? { kinds: [], probes: [], servers: new Map() };
+    for (const kind of planFor(runtime, scenario)) if (!role.kinds.includes(kind)) role.kinds.push(kind);
+    for (const probe of probesOf(scenario)) if (!role.probes.includes(probe)) role.probes.push(probe);
+    roles.set(roleOf(scenario), role);
+  }
+  try {
+    for (const [name, role] of roles) {
+      await startRole(runtime, name, role);
+      const found = await checkRole(role.servers, role.probes);
+      if (found.length > 0) {
+        throw new Error(`${runtime}: the targets do not answer as the project does, so their figures would not compare:\n  ${found.join("\n  ")}`);
+      }
+      console.log(`${runtime} ${name} servers answer alike: ${role.kinds.join(", ")} (${role.probes.length} requests each)`);
+    }
+    measureRounds(runtime, (scenario, kind) => roles.get(roleOf(scenario))!.servers.get(kind)!);
+  } finally {
+    for (const role of roles.values()) for (const server of role.servers.values()) server.stop();
+  }
 }
 
 const runsOf = (runtime: Runtime, scenario: Scenario, kind: Kind | undefined) =>
@@ -340,7 +254,11 @@ const notes = previous.includes(NOTES_HEADING) ? previous.slice(previous.indexOf
 if (FULL_RUN) {
   writeFileSync(resultsPath, notes === "" ? report : `${report}\n${notes}`);
   const readmePath = join(ROOT, "README.md");
-  const caption = `HTTP, ${day} (\`npm run bench\`: ${ROUNDS} interleaved rounds of ${SECONDS} s, wrk 32 connections; ${versionLine}), requests/s, medians; each ratio with the lowest–highest ratio of a single round:`;
-  writeFileSync(readmePath, replaceGeneratedBlock(readFileSync(readmePath, "utf8"), [caption, "", ...readmeTable].join("\n")));
+  const caption = [
+    `HTTP, ${day} (\`npm run bench\`: ${ROUNDS} interleaved rounds of ${SECONDS} s, wrk 32 connections; ${versionLine}).`,
+    "Requests/s, medians; each ratio with the lowest–highest ratio of a single round. `sold-1k`/`sold-1M`: the list of",
+    "one status with 1,000 / 1,000,000 pets; `create-c64`: creates from 64 connections; file store: the durable JSON file.",
+  ];
+  writeFileSync(readmePath, replaceGeneratedBlock(readFileSync(readmePath, "utf8"), [...caption, "", ...readmeTable].join("\n")));
 }
 console.log(`\n${[...table, "", ...scale].join("\n")}`);
