@@ -5,7 +5,7 @@
  * in-memory `Map`. The peer the project is measured against on Bun.
  */
 import { Elysia, t, ValidationError } from "elysia";
-import type { ErrorObject, Status } from "./peer-api.ts";
+import type { ErrorObject } from "./peer-api.ts";
 import { createPetMap, deprecationHeaders, nextLink, originOf, refusedKey, STATUSES } from "./peer-api.ts";
 
 const pets = createPetMap(Number(process.env.PETS ?? 1000));
@@ -38,8 +38,8 @@ const app = new Elysia({ prefix: "/v1" })
     "/pets",
     ({ query, request, set }) => {
       const limit = query.limit ?? 20;
-      const page = pets.page(limit, query.after ?? 0, query.status as Status | undefined);
-      if (page.nextAfter !== undefined) set.headers.link = nextLink(originOf(request.url), limit, query.status as Status | undefined, page.nextAfter);
+      const page = pets.page(limit, query.after ?? 0, query.status);
+      if (page.nextAfter !== undefined) set.headers.link = nextLink(originOf(request.url), limit, query.status, page.nextAfter);
       return page.pets;
     },
     {
@@ -54,7 +54,7 @@ const app = new Elysia({ prefix: "/v1" })
   .post(
     "/pets",
     ({ body, request, set }) => {
-      const pet = pets.add(body as { name: string; categoryId: number; status?: Status });
+      const pet = pets.add(body);
       set.status = 201;
       set.headers.location = `${originOf(request.url)}/v1/pets/${pet.id}`;
       return pet;
