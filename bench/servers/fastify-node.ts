@@ -53,7 +53,8 @@ app.setErrorHandler((failure: FastifyError, _request, reply) => {
   const refusal = REFUSALS[failure.validationContext ?? "body"]!;
   const status = failure.statusCode !== undefined && failure.statusCode < 500 ? failure.statusCode : 500;
   const code = failure.validation !== undefined ? refusal.code : ERROR_CODES[status] ?? "internal_error";
-  const answer: ErrorObject = { code, message: `${refusal.action}: ${failure.message}`, status };
+  const message = status === 500 ? "An unexpected error occurred" : `${refusal.action}: ${failure.message}`;
+  const answer: ErrorObject = { code, message, status };
   return reply.code(status).send(answer);
 });
 
