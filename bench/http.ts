@@ -1,24 +1,27 @@
 /**
  * @module
  * HTTP benchmark: on Bun, Deno and Node, the project against the runtime's raw server answering
- * precomputed bytes (the limit) and against the same API written with Hono, under wrk load.
- * Targets are interleaved (A, B, C, A, B, C …) over several rounds so machine drift cancels out;
- * medians are reported. Run from the repository root with `npm run bench`. Needs `wrk`
- * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (2), BENCH_RUNTIMES,
+ * precomputed bytes (the limit), the same API written with Hono, and the fastest framework peer of
+ * the runtime written the idiomatic way (Elysia on Bun, Fastify on Node), under wrk load. Before
+ * measuring, every target must answer as the project does (`equivalence.ts`). Targets are
+ * interleaved (A, B, C, A, B, C …) over several rounds so machine drift cancels out; medians are
+ * reported with their spread. Run from the repository root with `npm run bench`. Needs `wrk`
+ * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (4), BENCH_RUNTIMES,
  * BENCH_SCENARIOS (comma-separated, default all).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CREATE_BODY, GET_ID, KEY, seedPet } from "./fixtures.ts";
+import { answersOf, differences, PROBES } from "./equivalence.ts";
+import type { Probe } from "./equivalence.ts";
+import { GET_ID, KEY } from "./fixtures.ts";
+import type { Measure } from "./report.ts";
+import { median, rateCell, rateMedian, ratioCell, replaceGeneratedBlock } from "./report.ts";
+import type { Kind, Role, Runtime, Scenario, Server } from "./targets.ts";
+import { BIN, PEER, PLAN, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
 
-type Runtime = "bun" | "deno" | "node";
-type Kind = "limit" | "hono" | "direct" | "project" | "project-file";
-type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "create-c64";
 
-const ROOT = join(import.meta.dir, "..");
-const BIN = join(ROOT, "node_modules", ".bin");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const RUNTIMES = (process.env.BENCH_RUNTIMES ?? "bun,deno,node").split(",") as Runtime[];
 const MILLION = 1_000_000;
 const SCENARIOS = (process.env.BENCH_SCENARIOS ?? "list,get,sold-1k,sold-1M,create,create-c64").split(",") as Scenario[];
@@ -33,74 +36,6 @@ const PATHS: Record<Scenario, string> = {
   "sold-1M": "/pets?status=sold&limit=20",
   "create-c64": "/pets",
 };
-
-interface Server {
-  readonly url: string;
-  readonly pid: number;
-  stop(): void;
-}
-
-/** The command that starts a target on a runtime, and its working folder. */
-function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } {
-  const denoRun = [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run"];
-  if (kind === "project" || kind === "project-file") {
-    const entry = `adapters/start-${runtime}.ts`;
-    if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: ROOT };
-    if (runtime === "deno") return { argv: [...denoRun, entry], cwd: ROOT };
-    return { argv: ["node", "--import", "tsx", entry], cwd: ROOT };
-  }
-  const entry = `servers/${kind}-${runtime}.ts`;
-  if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: import.meta.dir };
-  if (runtime === "deno") return { argv: [...denoRun, entry], cwd: import.meta.dir };
-  return { argv: ["node", "--import", "tsx", entry], cwd: import.meta.dir };
-}
-
-async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string): Promise<Server> {
-  const { argv, cwd } = command(runtime, kind);
-  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets) } as Record<string, string>;
-  env["STORE"] = kind === "project-file" ? "file" : "memory";
-  if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
-  const child = Bun.spawn(argv, { cwd, env, stdout: "pipe", stderr: "inherit" });
-  const reader = child.stdout.getReader();
-  let output = "";
-  const started = Date.now();
-  while (!/listening on (\S+)/.test(output)) {
-    const { value, done } = await reader.read();
-    if (done || Date.now() - started > 60_000) throw new Error(`${runtime} ${kind} did not start: ${output}`);
-    output += new TextDecoder().decode(value);
-  }
-  void (async () => {
-    while (!(await reader.read()).done);
-  })();
-  const url = /listening on (\S+)/.exec(output)![1]!;
-  if ((kind === "project" || kind === "project-file" || kind === "direct") && dataFile === undefined) await seed(url, pets);
-  return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
-}
-
-/** Creates the seed pets one by one, so ids and names line up with the other targets. */
-async function seed(url: string, count: number): Promise<void> {
-  for (let id = 1; id <= count; id++) {
-    const response = await fetch(`${url}/pets`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-      body: JSON.stringify(seedPet(id, count)),
-    });
-    if (response.status !== 201) throw new Error(`seeding answered ${response.status}`);
-  }
-}
-
-function writeDataFile(path: string, count: number): void {
-  const lines = ['{"format":"animal-store-pets","version":1}'];
-  for (let id = 1; id <= count; id++) lines.push(JSON.stringify({ id, ...seedPet(id, count) }));
-  writeFileSync(path, `${lines.join("\n")}\n`);
-}
-
-interface Measure {
-  readonly rps: number;
-  readonly p50: number;
-  readonly p99: number;
-  readonly rssMiB: number;
-}
 
 /** Runs wrk against one target and scenario. */
 function measure(server: Server, scenario: Scenario, seconds: number): Measure {
@@ -134,12 +69,6 @@ function rss(pid: number): number {
   }
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
-
 if (Bun.spawnSync(["which", "wrk"]).exitCode !== 0) {
   console.error("bench needs wrk: install it with `apt-get install wrk` (Debian/Ubuntu) or `brew install wrk`");
   process.exit(1);
@@ -150,53 +79,62 @@ mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
 if (SCENARIOS.includes("sold-1M")) writeDataFile(millionFile, MILLION);
 
-/**
- * Which targets run each scenario, in interleaving order. On Node, "direct" is the core behind
- * minimal node:http code: project/direct is the Node adapter's own cost.
- */
-const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "direct", "project"],
-  get: ["limit", "hono", "direct", "project"],
-  "sold-1k": ["limit", "hono", "project"],
-  "sold-1M": ["limit", "hono", "project-file"],
-  create: ["limit", "hono", "direct", "project", "project-file"],
-  "create-c64": ["project", "project-file"],
-};
-const planFor = (runtime: Runtime, scenario: Scenario): Kind[] =>
-  PLAN[scenario].filter((kind) => kind !== "direct" || runtime === "node");
+const probesOf = (scenario: Scenario): readonly Probe[] => PROBES[scenario.startsWith("sold") ? "sold" : scenario.replace("-c64", "")] ?? [];
+
+/** The targets of one role on a runtime, the check's requests for them, and their servers once started. */
+interface RoleServers {
+  kinds: Kind[];
+  probes: Probe[];
+  readonly servers: Map<Kind, Server>;
+}
+
+/** Starts every server a role needs on a runtime, in the plan's order, each kept as soon as it runs (so it is stopped whatever follows). */
+async function startRole(runtime: Runtime, role: Role, targets: RoleServers): Promise<void> {
+  for (const kind of targets.kinds) {
+    const pets = role === "million" ? MILLION : 1000;
+    const dataFile = kind !== "project-file" ? undefined : role === "million" ? millionFile : join(dataFolder, `${runtime}-write.json`);
+    if (dataFile !== undefined && role === "write") writeDataFile(dataFile, 1000);
+    targets.servers.set(kind, await start(runtime, kind, pets, dataFile));
+  }
+}
+
+/** The differences between each server's answers and the project's for the role's probes (the limit gets the measured ones only). */
+async function checkRole(servers: Map<Kind, Server>, probes: readonly Probe[]): Promise<string[]> {
+  const reference = servers.has("project") ? "project" : "project-file";
+  const project = await answersOf(servers.get(reference)!.url, probes);
+  const found: string[] = [];
+  for (const [kind, server] of servers) {
+    if (kind === reference) continue;
+    const own = kind === "limit" ? probes.filter((probe) => probe.measured) : probes;
+    for (const difference of differences(project, await answersOf(server.url, own))) found.push(`${kind}: ${difference}`);
+  }
+  return found;
+}
 
 const results = new Map<string, Measure[]>();
 const key = (runtime: Runtime, scenario: Scenario, kind: Kind) => `${runtime} ${scenario} ${kind}`;
+const installedVersion = (name: string) => JSON.parse(readFileSync(join(import.meta.dir, "node_modules", name, "package.json"), "utf8")).version as string;
 const versions: Record<string, string> = {
   bun: Bun.version,
-  deno: Bun.spawnSync([join(BIN, "deno"), "--version"]).stdout.toString().split("\n")[0]!.replace("deno ", ""),
+  deno: Bun.spawnSync([join(BIN, "deno"), "--version"]).stdout.toString().split(" ")[1] ?? "?",
   node: Bun.spawnSync(["node", "--version"]).stdout.toString().trim(),
   wrk: Bun.spawnSync(["wrk", "--version"]).stdout.toString().split(" ")[1] ?? "?",
+  hono: installedVersion("hono"),
+  elysia: installedVersion("elysia"),
+  fastify: installedVersion("fastify"),
 };
 console.log(`HTTP benchmark ${new Date().toISOString()}: ${SECONDS}s per run, ${ROUNDS} rounds, versions ${JSON.stringify(versions)}`);
 
-for (const runtime of RUNTIMES) {
-  // Reads, writes and the million-pet store each get their own servers, so creates never change
-  // what the read scenarios see.
-  const servers = new Map<string, Server>();
-  const serverFor = async (scenario: Scenario, kind: Kind): Promise<Server> => {
-    const role = scenario === "sold-1M" ? "million" : scenario.startsWith("create") ? "write" : "read";
-    const name = `${role} ${kind}`;
-    let server = servers.get(name);
-    if (server === undefined) {
-      const pets = role === "million" ? MILLION : 1000;
-      const dataFile = kind !== "project-file" ? undefined : role === "million" ? millionFile : join(dataFolder, `${runtime}-write.json`);
-      if (dataFile !== undefined && role === "write") writeDataFile(dataFile, 1000);
-      server = await start(runtime, kind, pets, dataFile);
-      servers.set(name, server);
-      measure(server, scenario, 1); // warm-up
-    }
-    return server;
-  };
+/** Runs every round of every scenario on a runtime, the targets interleaved, each server warmed up once first. */
+function measureRounds(runtime: Runtime, serverOf: (scenario: Scenario, kind: Kind) => Server): void {
+  const warmed = new Set<Server>();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of SCENARIOS) {
       for (const kind of planFor(runtime, scenario)) {
-        const result = measure(await serverFor(scenario, kind), scenario, SECONDS);
+        const server = serverOf(scenario, kind);
+        if (!warmed.has(server)) measure(server, scenario, 1);
+        warmed.add(server);
+        const result = measure(server, scenario, SECONDS);
         const list = results.get(key(runtime, scenario, kind)) ?? [];
         list.push(result);
         results.set(key(runtime, scenario, kind), list);
@@ -204,33 +142,81 @@ for (const runtime of RUNTIMES) {
       }
     }
   }
-  for (const server of servers.values()) server.stop();
 }
 
-const table: string[] = [
-  "| runtime | scenario | limit req/s | hono req/s | direct req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/hono | project/direct |",
-  "|---|---|---|---|---|---|---|---|---|---|---|",
-];
-const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
-  median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
 for (const runtime of RUNTIMES) {
+  const roles = new Map<Role, RoleServers>();
   for (const scenario of SCENARIOS) {
-    const projects = PLAN[scenario].filter((kind) => kind.startsWith("project"));
-    for (const project of projects) {
-      const plan = planFor(runtime, scenario);
-      const limit = plan.includes("limit") ? mid(runtime, scenario, "limit", "rps") : Number.NaN;
-      const hono = plan.includes("hono") ? mid(runtime, scenario, "hono", "rps") : Number.NaN;
-      const direct = plan.includes("direct") && project === "project" ? mid(runtime, scenario, "direct", "rps") : Number.NaN;
-      const rps = mid(runtime, scenario, project, "rps");
-      const label = project === "project-file" ? `${scenario} (file store)` : scenario === "create-c64" ? `${scenario} (memory store)` : scenario;
-      const ratio = (value: number) => (Number.isNaN(value) ? "–" : (rps / value).toFixed(2));
-      const count = (value: number) => (Number.isNaN(value) ? "–" : String(Math.round(value)));
-      table.push(
-        `| ${runtime} | ${label} | ${count(limit)} | ${count(hono)} | ${count(direct)} | ${count(rps)} | ${mid(runtime, scenario, project, "p50").toFixed(2)} / ${mid(runtime, scenario, project, "p99").toFixed(2)} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratio(limit)} | ${ratio(hono)} | ${ratio(direct)} |`,
-      );
+    const role: RoleServers = roles.get(roleOf(scenario)) ?? { kinds: [], probes: [], servers: new Map() };
+    for (const kind of planFor(runtime, scenario)) if (!role.kinds.includes(kind)) role.kinds.push(kind);
+    for (const probe of probesOf(scenario)) if (!role.probes.includes(probe)) role.probes.push(probe);
+    roles.set(roleOf(scenario), role);
+  }
+  try {
+    for (const [name, role] of roles) {
+      await startRole(runtime, name, role);
+      const found = await checkRole(role.servers, role.probes);
+      if (found.length > 0) {
+        throw new Error(`${runtime}: the targets do not answer as the project does, so their figures would not compare:\n  ${found.join("\n  ")}`);
+      }
+      console.log(`${runtime} ${name} servers answer alike: ${role.kinds.join(", ")} (${role.probes.length} requests each)`);
     }
+    measureRounds(runtime, (scenario, kind) => roles.get(roleOf(scenario))!.servers.get(kind)!);
+  } finally {
+    for (const role of roles.values()) for (const server of role.servers.values()) server.stop();
   }
 }
+
+const runsOf = (runtime: Runtime, scenario: Scenario, kind: Kind | undefined) =>
+  kind === undefined ? undefined : results.get(key(runtime, scenario, kind));
+const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
+  median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
+
+/** One row per project target of each scenario: the figures every target compared with it reached. */
+function rows(render: (row: { runtime: Runtime; scenario: Scenario; project: Kind; label: string }) => string): string[] {
+  const lines: string[] = [];
+  for (const runtime of RUNTIMES) {
+    for (const scenario of SCENARIOS) {
+      for (const project of PLAN[scenario].filter((kind) => kind.startsWith("project"))) {
+        const label = project === "project-file" ? `${scenario} (file store)` : scenario === "create-c64" ? `${scenario} (memory store)` : scenario;
+        lines.push(render({ runtime, scenario, project, label }));
+      }
+    }
+  }
+  return lines;
+}
+
+const peerName = (runtime: Runtime) => ({ bun: "Elysia", deno: "–", node: "Fastify" })[runtime];
+/** The comparisons beside the project's own figures; the direct target only beside the memory store's. */
+const others = (runtime: Runtime, scenario: Scenario, project: Kind) => ({
+  limit: runsOf(runtime, scenario, "limit"),
+  hono: runsOf(runtime, scenario, "hono"),
+  peer: runsOf(runtime, scenario, PEER[runtime]),
+  direct: project === "project" ? runsOf(runtime, scenario, "direct") : undefined,
+});
+
+const table: string[] = [
+  "| runtime | scenario | rounds | limit req/s | Hono req/s | peer | peer req/s | direct req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/Hono | project/peer | project/direct |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  ...rows(({ runtime, scenario, project, label }) => {
+    const own = runsOf(runtime, scenario, project);
+    const { limit, hono, peer, direct } = others(runtime, scenario, project);
+    const latency = `${mid(runtime, scenario, project, "p50").toFixed(2)} / ${mid(runtime, scenario, project, "p99").toFixed(2)}`;
+    return `| ${runtime} | ${label} | ${own?.length ?? 0} | ${rateCell(limit)} | ${rateCell(hono)} | ${peer === undefined ? "–" : peerName(runtime)} | ${rateCell(peer)} | ${rateCell(direct)} | ${rateCell(own)} | ${latency} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} | ${ratioCell(own, direct)} |`;
+  }),
+];
+
+/** The README's shorter table: medians, and ratios with the range of the single rounds' ratios. */
+const readmeTable: string[] = [
+  "| runtime | scenario | limit | Hono | Elysia (Bun) / Fastify (Node) | project | project/limit | project/Hono | project/Elysia or Fastify |",
+  "|---|---|---|---|---|---|---|---|---|",
+  ...rows(({ runtime, scenario, project, label }) => {
+    const own = runsOf(runtime, scenario, project);
+    const { limit, hono, peer } = others(runtime, scenario, project);
+    const runtimeName = { bun: "Bun", deno: "Deno", node: "Node" }[runtime];
+    return `| ${runtimeName} | ${label} | ${rateMedian(limit)} | ${rateMedian(hono)} | ${rateMedian(peer)} | ${rateMedian(own)} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} |`;
+  }),
+];
 
 /** Scale: the sold-filtered list's p50 latency with a million pets over that with a thousand. */
 const measuredScale = SCENARIOS.includes("sold-1k") && SCENARIOS.includes("sold-1M");
@@ -239,13 +225,19 @@ const scale = (measuredScale ? RUNTIMES : []).map((runtime) => {
   const large = mid(runtime, "sold-1M", "project-file", "p50");
   return `- ${runtime}: sold list p50 ${large.toFixed(2)} ms with 1,000,000 pets / ${small.toFixed(2)} ms with 1,000 = ${(large / small).toFixed(2)}`;
 });
+const day = new Date().toISOString().slice(0, 10);
+const versionLine = `Bun ${versions.bun}, Deno ${versions.deno}, Node ${versions.node}, wrk ${versions.wrk}; Hono ${versions.hono}, Elysia ${versions.elysia}, Fastify ${versions.fastify}`;
 const report = [
   "# Benchmark results",
   "",
-  `${new Date().toISOString().slice(0, 10)}, on this project's 2-core machine (client and server share it).`,
-  `Versions: Bun ${versions.bun}, Deno ${versions.deno}, Node ${versions.node}, wrk ${versions.wrk}.`,
+  `${day}, on this project's 2-core machine (client and server share it).`,
+  `Versions: ${versionLine}.`,
   `Command: \`npm run bench\` (BENCH_SECONDS=${SECONDS}, BENCH_ROUNDS=${ROUNDS}); wrk -t1, 32 connections (64 for create-c64), keep-alive.`,
-  "Medians over the rounds. Absolute req/s are noise on a shared 2-core machine; the ratios are the figures.",
+  "Requests/s as the median over the rounds (lowest–highest round); ratios as the ratio of the medians (lowest–highest",
+  "ratio of a single round: the targets are interleaved, so within a round they met the same machine). Absolute req/s",
+  "are noise on a shared 2-core machine; the ratios are the figures. The peer is Elysia on Bun and Fastify on Node, each",
+  "written the idiomatic way (`bench/servers/`); every target answered the benchmark's requests as the project does",
+  "before it was measured (`bench/equivalence.ts`).",
   "`sold-1k`/`sold-1M`: `GET /v1/pets?status=sold&limit=20` with 1,000 / 1,000,000 pets stored, only the last 20 sold.",
   "",
   ...table,
@@ -259,5 +251,14 @@ const NOTES_HEADING = "## Where the time goes";
 const resultsPath = join(import.meta.dir, "RESULTS.md");
 const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
 const notes = previous.includes(NOTES_HEADING) ? previous.slice(previous.indexOf(NOTES_HEADING)) : "";
-if (FULL_RUN) writeFileSync(resultsPath, notes === "" ? report : `${report}\n${notes}`);
+if (FULL_RUN) {
+  writeFileSync(resultsPath, notes === "" ? report : `${report}\n${notes}`);
+  const readmePath = join(ROOT, "README.md");
+  const caption = [
+    `HTTP, ${day} (\`npm run bench\`: ${ROUNDS} interleaved rounds of ${SECONDS} s, wrk 32 connections; ${versionLine}).`,
+    "Requests/s, medians; each ratio with the lowest–highest ratio of a single round. `sold-1k`/`sold-1M`: the list of",
+    "one status with 1,000 / 1,000,000 pets; `create-c64`: creates from 64 connections; file store: the durable JSON file.",
+  ];
+  writeFileSync(readmePath, replaceGeneratedBlock(readFileSync(readmePath, "utf8"), [...caption, "", ...readmeTable].join("\n")));
+}
 console.log(`\n${[...table, "", ...scale].join("\n")}`);

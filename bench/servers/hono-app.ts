@@ -1,21 +1,13 @@
 /**
  * @module
  * The same API written the way a Hono user would: an in-memory Map, the same validation rules and
- * error object, routes and middleware from Hono. The peer the project is compared with.
+ * error object, routes and middleware from Hono. The peer the project is compared with on every
+ * runtime (Elysia and Fastify are the faster peers on Bun and Node).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
-import { KEY, seedPet } from "../fixtures.ts";
-
-type Status = "available" | "pending" | "sold";
-interface Pet {
-  id: number;
-  name: string;
-  categoryId: number;
-  status?: Status;
-}
-
-const STATUSES = new Set(["available", "pending", "sold"]);
+import type { Status } from "./peer-api.ts";
+import { createPetMap, deprecationHeaders, nextLink, refusedKey, STATUSES } from "./peer-api.ts";
 
 function error(c: Context, status: 400 | 401 | 404 | 415, code: string, message: string, headers: Record<string, string> = {}) {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
@@ -24,19 +16,12 @@ function error(c: Context, status: 400 | 401 | 404 | 415, code: string, message:
 
 /** A Hono app holding `count` seeded pets. */
 export function createHonoApp(count: number): Hono {
-  const pets = new Map<number, Pet>();
-  let lastId = 0;
-  for (let id = 1; id <= count; id++) pets.set(id, { id, ...seedPet(id, count) });
-  lastId = count;
+  const pets = createPetMap(count);
 
   const app = new Hono();
   app.use("/v1/*", async (c, next) => {
-    const header = c.req.header("authorization");
-    const match = header === undefined ? null : /^bearer +(\S+)$/i.exec(header);
-    if (match?.[1] !== KEY) {
-      const challenge = header === undefined ? 'Bearer realm="animal-store"' : 'Bearer realm="animal-store", error="invalid_token"';
-      return error(c, 401, "unauthorized", "Missing or invalid API key", { "www-authenticate": challenge });
-    }
+    const refused = refusedKey(c.req.header("authorization"));
+    if (refused !== undefined) return error(c, 401, refused.body.code, refused.body.message, refused.headers);
     await next();
   });
 
@@ -47,20 +32,12 @@ export function createHonoApp(count: number): Hono {
     const limit = Number(limitText);
     const problems: string[] = [];
     if (!/^[0-9]+$/.test(limitText) || limit < 1 || limit > 100) problems.push(`"limit" must be an integer from 1 to 100`);
-    if (status !== undefined && !STATUSES.has(status)) problems.push(`"status" must be one of available, pending, sold`);
+    if (status !== undefined && !STATUSES.includes(status as Status)) problems.push(`"status" must be one of available, pending, sold`);
     if (!Number.isSafeInteger(after) || after < 0) problems.push(`"after" must be a pet id`);
     if (problems.length > 0) return error(c, 400, "invalid_query", `Cannot list pets: ${problems.join("; ")}`);
-    const page: Pet[] = [];
-    for (const pet of pets.values()) {
-      if (pet.id > after && (status === undefined || pet.status === status)) page.push(pet);
-      if (page.length > limit) break;
-    }
-    if (page.length > limit) {
-      page.pop();
-      const statusPart = status === undefined ? "" : `&status=${status}`;
-      c.header("link", `<${new URL(c.req.url).origin}/v1/pets?limit=${limit}${statusPart}&after=${page[page.length - 1]!.id}>; rel="next"`);
-    }
-    return c.json(page);
+    const page = pets.page(limit, after, status as Status | undefined);
+    if (page.nextAfter !== undefined) c.header("link", nextLink(new URL(c.req.url).origin, limit, status as Status | undefined, page.nextAfter));
+    return c.json(page.pets);
   });
 
   app.post("/v1/pets", async (c) => {
@@ -78,20 +55,16 @@ export function createHonoApp(count: number): Hono {
     const { name, categoryId, status } = body;
     if (typeof name !== "string" || name.trim() === "" || name.length > 200) problems.push(`"name" must be a non-empty string`);
     if (typeof categoryId !== "number" || !Number.isSafeInteger(categoryId)) problems.push(`"categoryId" must be an integer`);
-    if (status !== undefined && !STATUSES.has(status as string)) problems.push(`"status" must be one of available, pending, sold`);
+    if (status !== undefined && !STATUSES.includes(status as Status)) problems.push(`"status" must be one of available, pending, sold`);
     if (problems.length > 0) return error(c, 400, "invalid_body", `Cannot create pet: ${problems.join("; ")}`);
-    lastId += 1;
-    const pet: Pet = { id: lastId, name: name as string, categoryId: categoryId as number };
-    if (status !== undefined) pet.status = status as Status;
-    pets.set(pet.id, pet);
+    const fields = { name: name as string, categoryId: categoryId as number };
+    const pet = pets.add(status === undefined ? fields : { ...fields, status: status as Status });
     c.header("location", `${new URL(c.req.url).origin}/v1/pets/${pet.id}`);
     return c.json(pet, 201);
   });
 
   app.get("/v1/pets/:petId", (c) => {
-    c.header("deprecation", "@1795305600");
-    c.header("sunset", "Thu, 05 Dec 2030 00:00:00 GMT");
-    c.header("link", `<${new URL(c.req.url).origin}/v1/pets>; rel="successor-version"`);
+    for (const [name, value] of Object.entries(deprecationHeaders(new URL(c.req.url).origin))) c.header(name, value);
     const text = c.req.param("petId");
     const id = Number(text);
     if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(id)) {
