@@ -7,6 +7,7 @@ import type { RequestTarget } from "./_request-target.ts";
 import type { RouteMatch } from "./routes.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
+import { createIdempotencyGuard } from "./idempotency.ts";
 import { markDeprecated } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { createPetTexts } from "./_pet-texts.ts";
@@ -56,6 +57,7 @@ export function createApp(options: AppOptions): App {
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
   const matchRoute = createRouteMatcher(ROUTES);
   const texts = createPetTexts();
+  const idempotency = createIdempotencyGuard();
 
   async function respond(request: Request): Promise<Response> {
     const target = splitUrl(request.url);
@@ -82,7 +84,7 @@ export function createApp(options: AppOptions): App {
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { allow });
     }
     const { store } = options;
-    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts });
+    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts, idempotency });
   }
 
   async function fetch(request: Request): Promise<Response> {

@@ -11,6 +11,7 @@ import { StoreUnavailableError } from "../src/mod.ts";
 import type { SqlClient } from "../adapters/postgres-store.ts";
 import { openPostgresStore } from "../adapters/postgres-store.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";
 
 /** The clients a user may pass in, each made for a database URL and closed by `end`. */
@@ -36,6 +37,7 @@ async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boole
 
 for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
   storeContract(`PostgreSQL (${client})`, () => openStore(client));
+  idempotentStoreContract(`PostgreSQL (${client})`, () => openStore(client));
 
   describe(`PostgreSQL store with ${client}`, () => {
     test("ids and categoryIds up to 2^53 - 1 come back as exact numbers, also when the client reads bigint as BigInt", async () => {
@@ -63,6 +65,21 @@ describe("PostgreSQL store schema", () => {
       const second = await b!.create({ name: "b", categoryId: 2 });
       expect(second.id).toBe(first.id + 1);
       expect(await a!.list({ limit: 10, after: 0 })).toEqual([first, second]);
+    } finally {
+      await Promise.all(clients.map((sql) => sql.close()));
+    }
+  });
+
+  test("a retry on another store over the same database gets the pet the key produced, and nothing more is stored", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const clients = [new SQL(url), new SQL(url)];
+    try {
+      const [a, b] = await Promise.all(clients.map((sql) => openPostgresStore({ sql })));
+      const key = { client: "digest-of-alice", key: "retry-1" };
+      const [first, second] = await Promise.all([a!.createWithKey!({ name: "Rex", categoryId: 1 }, key), b!.createWithKey!({ name: "Rex", categoryId: 1 }, key)]);
+      expect(second!.pet).toEqual(first!.pet);
+      expect([first!.replayed, second!.replayed].sort()).toEqual([false, true]);
+      expect(await b!.list({ limit: 10, after: 0 })).toEqual([first!.pet]);
     } finally {
       await Promise.all(clients.map((sql) => sql.close()));
     }
@@ -98,9 +115,11 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])("PostgreSQL stor
       ]);
       for (const failure of failures) expect(failure).toBeInstanceOf(StoreUnavailableError);
       expect(Date.now() - started).toBeLessThan(2500);
+      expect(await store.health!()).toMatchObject({ ok: false, reason: expect.stringContaining("the database") });
     } finally {
       server.start();
     }
+    expect(await store.health!()).toEqual({ ok: true });
     const after = await store.create({ name: "after", categoryId: 2 });
     expect(after.id).toBeGreaterThan(before.id);
     expect((await store.list({ limit: 5, after: 0 })).map((pet) => pet.name)).toContain("after");
