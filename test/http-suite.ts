@@ -92,6 +92,23 @@ export function httpSuite(name: string, start: () => Promise<Target>): void {
       expect(listed).toContainEqual(pet);
     });
 
+    test("a create retried with its Idempotency-Key answers the same 201 with Idempotent-Replayed: true; another body 422", async () => {
+      const key = `retry-${crypto.randomUUID()}`;
+      const keyed = (pet: object) =>
+        send(`${base}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": key }, body: JSON.stringify(pet) });
+      const first = await keyed({ name: "Once", categoryId: 3 });
+      expect(first.status).toBe(201);
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      const retry = await keyed({ name: "Once", categoryId: 3 });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(retry.headers.get("location")).toBe(first.headers.get("location"));
+      expect(await retry.json()).toEqual(await first.json());
+      const other = await keyed({ name: "Twice", categoryId: 3 });
+      expect(other.status).toBe(422);
+      expect(((await other.json()) as { code: string }).code).toBe("idempotency_key_reused");
+    });
+
     test("answers JSON with Content-Type application/json and a correct Content-Length", async () => {
       await create({ name: "Ünïcødé 🐶", categoryId: 1 });
       const response = await send(`${base}/pets?limit=100`, { headers: AUTH });
