@@ -90,7 +90,8 @@ export function createApp(options: AppOptions): App {
   async function fetch(request: Request): Promise<Response> {
     try {
       const response = await respond(request);
-      return request.method === "HEAD" ? await withoutBody(response) : response;
+      // A 304 has no body and already declares its 200's length.
+      return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         const path = splitUrl(request.url)?.path ?? request.url;
