@@ -30,8 +30,11 @@ export interface AppOptions {
   readonly maxBodyBytes?: number;
   /** The realm named in `WWW-Authenticate`. Default `animal-store`. */
   readonly realm?: string;
-  /** Called with every unexpected error before it is answered with 500. Default `console.error`. */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * Called with every unexpected error, and the request it happened in, before it is answered with
+   * 500. Default `console.error`.
+   */
+  readonly onError?: (error: unknown, request?: Request) => void;
 }
 
 /** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
@@ -39,7 +42,7 @@ export interface App {
   /** Answers a request; never rejects (an unexpected error is passed to `onError` and answered with 500). */
   readonly fetch: Handler;
   /** Where unexpected errors go, also those an adapter meets while sending an answer. */
-  readonly onError: (error: unknown) => void;
+  readonly onError: (error: unknown, request?: Request) => void;
 }
 
 /** The default largest request body: 64 KiB. */
@@ -97,7 +100,7 @@ export function createApp(options: AppOptions): App {
         const path = splitUrl(request.url)?.path ?? request.url;
         return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`);
       }
-      onError(error);
+      onError(error, request);
       return internalErrorResponse();
     }
   }

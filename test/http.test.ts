@@ -3,6 +3,7 @@ import { durabilitySuite } from "./durability-suite.ts";
 import { httpSuite, serverTarget } from "./http-suite.ts";
 import { idempotencySuite } from "./idempotency-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
+import { operationsSuite } from "./operations-suite.ts";
 
 const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
 
@@ -11,4 +12,5 @@ for (const runtime of RUNTIMES) {
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
   idempotencySuite(runtime);
+  operationsSuite(runtime);
 }
