@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime } from "./server-process.ts";
+import { allPets as allPetsWith } from "./durability-suite.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
@@ -30,13 +31,9 @@ function createWithKey(base: string, name: string, key: string): Promise<Respons
   });
 }
 
-async function allPets(base: string): Promise<Pet[]> {
-  const pets: Pet[] = [];
-  for (;;) {
-    const page = (await (await fetch(`${base}/pets?limit=100&after=${pets.at(-1)?.id ?? 0}`, { headers: AUTH })).json()) as Pet[];
-    pets.push(...page);
-    if (page.length < 100) return pets;
-  }
+/** Every pet the server lists. */
+function allPets(base: string): Promise<Pet[]> {
+  return allPetsWith(base, AUTH);
 }
 
 /** Sends a keyed create on a raw connection and never reads the answer, as a client whose request timed out. */

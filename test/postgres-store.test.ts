@@ -70,6 +70,22 @@ describe("PostgreSQL store schema", () => {
     }
   });
 
+  test("a database with a newer schema version is refused, naming both versions", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const sql = new SQL(url);
+    try {
+      await openPostgresStore({ sql });
+      await sql`update animal_store set schema_version = 2`;
+      const error = await openPostgresStore({ sql }).catch((failure: Error) => failure);
+      expect(String(error)).toContain("Cannot open the PostgreSQL store: the database holds animal-store schema version 2");
+      expect(String(error)).toContain("reads version 1");
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
+describe("PostgreSQL store idempotency across instances", () => {
   test("a retry on another store over the same database gets the pet the key produced, and nothing more is stored", async () => {
     const url = await (await postgresServer()).createDatabase();
     const clients = [new SQL(url), new SQL(url)];
@@ -82,20 +98,6 @@ describe("PostgreSQL store schema", () => {
       expect(await b!.list({ limit: 10, after: 0 })).toEqual([first!.pet]);
     } finally {
       await Promise.all(clients.map((sql) => sql.close()));
-    }
-  });
-
-  test("a database with a newer schema version is refused, naming both versions", async () => {
-    const url = await (await postgresServer()).createDatabase();
-    const sql = new SQL(url);
-    try {
-      await openPostgresStore({ sql });
-      await sql`update animal_store set schema_version = 2`;
-      const error = await openPostgresStore({ sql }).catch((failure: Error) => failure);
-      expect(String(error)).toContain("Cannot open the PostgreSQL store: the database holds animal-store schema version 2");
-      expect(String(error)).toContain("reads version 1");
-    } finally {
-      await sql.close();
     }
   });
 });
