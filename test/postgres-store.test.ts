@@ -85,7 +85,7 @@ describe("PostgreSQL store schema", () => {
   });
 });
 
-describe("PostgreSQL store idempotency across instances", () => {
+describe("PostgreSQL store idempotency keys", () => {
   test("a retry on another store over the same database gets the pet the key produced, and nothing more is stored", async () => {
     const url = await (await postgresServer()).createDatabase();
     const clients = [new SQL(url), new SQL(url)];
@@ -98,6 +98,24 @@ describe("PostgreSQL store idempotency across instances", () => {
       expect(await b!.list({ limit: 10, after: 0 })).toEqual([first!.pet]);
     } finally {
       await Promise.all(clients.map((sql) => sql.close()));
+    }
+  });
+
+  test("keys over a day old are deleted by the next keyed create of a newly opened store, and then create anew", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const sql = new SQL(url);
+    try {
+      const key = { client: "digest-of-alice", key: "old-key" };
+      const first = await (await openPostgresStore({ sql })).createWithKey!({ name: "Rex", categoryId: 1 }, key);
+      await sql`update pet_idempotency_keys set created_at = now() - interval '25 hours'`;
+      const store = await openPostgresStore({ sql });
+      await store.createWithKey!({ name: "Tom", categoryId: 1 }, { ...key, key: "new-key" });
+      for (let i = 0; i < 100 && (await sql`select 1 from pet_idempotency_keys where key = 'old-key'`).length > 0; i++) await Bun.sleep(20);
+      const again = await store.createWithKey!({ name: "Rex", categoryId: 1 }, key);
+      expect(again.replayed).toBe(false);
+      expect(again.pet.id).not.toBe(first.pet.id);
+    } finally {
+      await sql.close();
     }
   });
 });
