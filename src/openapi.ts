@@ -139,7 +139,7 @@ export const OPENAPI_DOCUMENT: Json = {
             description:
               "Makes a retry safe: 1 to 255 visible ASCII characters other than quotes and backslashes " +
               "(a UUID, say), bare or as a structured-field string in double quotes. Scoped to the API key.",
-            schema: { type: "string", minLength: 1, maxLength: 257, pattern: '^"?[!#-\\[\\]-~]{1,255}"?$' },
+            schema: { type: "string", minLength: 1, maxLength: 257, pattern: '^([!#-\\[\\]-~]{1,255}|"[!#-\\[\\]-~]{1,255}")$' },
           },
           requestId,
         ],
