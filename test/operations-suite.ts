@@ -4,6 +4,7 @@
  * on stdout with `X-Request-Id`. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
@@ -57,6 +58,29 @@ export function operationsSuite(runtime: Runtime): void {
       } finally {
         await server.stop("SIGKILL");
       }
+    }, 20_000);
+
+    test("once SIGTERM arrives, GET /health no longer answers 200 while the in-flight request finishes", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      const health = () => fetch(`${origin(server.url)}/health`, { signal: AbortSignal.timeout(2000) }).then((response) => response.status, () => 0);
+      expect(await health()).toBe(200);
+      const url = new URL(server.url);
+      const body = '{"name":"Late","categoryId":1}';
+      const socket = connect(Number(url.port), url.hostname);
+      let answer = "";
+      socket.on("data", (chunk) => (answer += chunk.toString()));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      await new Promise((resolve) => socket.on("connect", resolve));
+      socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+      await Bun.sleep(200);
+      const exited = server.stop("SIGTERM");
+      await Bun.sleep(200);
+      // 503 where the server still answers, 0 where it already refuses connections: a probe fails either way.
+      expect([0, 503]).toContain(await health());
+      socket.write(body.slice(5));
+      await closed;
+      expect(answer).toStartWith("HTTP/1.1 201");
+      expect(await exited).toBe(0);
     }, 20_000);
 
     test("logs one line per request on stdout with the X-Request-Id it answers, and never the key", async () => {
