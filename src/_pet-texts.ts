@@ -7,7 +7,7 @@
  * remembered, so a remembered text can never go stale; a store that hands out new or unfrozen
  * objects simply never hits. A page is found by its first pet and checked against the very pets the
  * store returned, one reference each. Memory stays bounded: past the capacity, the oldest go first.
- * The entity tags of texts sent with one are remembered too, so a page sent again is not hashed again.
+ * The entity tags of page texts are remembered too, so a page sent again is not hashed again.
  */
 import type { Pet } from "./pet.ts";
 import { entityTag } from "./etag.ts";
@@ -18,8 +18,8 @@ export interface PetTexts {
   pet(pet: Pet): string;
   /** The JSON text of a list of pets: a bare array. */
   page(pets: readonly Pet[]): string;
-  /** The strong entity tag of a text. */
-  tag(text: string): string;
+  /** The strong entity tag of a page's text. */
+  pageTag(text: string): string;
 }
 
 /** How many pets' texts, and how many pages' texts, are kept. */
@@ -55,7 +55,7 @@ export function createPetTexts(): PetTexts {
     if (pets.every(Object.isFrozen)) pageTexts.set(first, { pets: [...pets], text });
     return text;
   }
-  function tag(text: string): string {
+  function pageTag(text: string): string {
     let kept = tags.get(text);
     if (kept === undefined) {
       kept = entityTag(text);
@@ -63,7 +63,7 @@ export function createPetTexts(): PetTexts {
     }
     return kept;
   }
-  return { pet, page, tag };
+  return { pet, page, pageTag };
 }
 
 function samePets(a: readonly Pet[], b: readonly Pet[]): boolean {
