@@ -4,7 +4,9 @@
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
 import type { Validation } from "../src/validation.ts";
+import type { LogFormat } from "./access-log.ts";
 import { isBearerToken } from "../src/auth.ts";
+import { LOG_FORMATS } from "./access-log.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
@@ -20,6 +22,8 @@ export interface Config {
   readonly dataFile: string;
   /** The PostgreSQL connection URL, for `store: "postgres"` (`""` otherwise). */
   readonly databaseUrl: string;
+  /** How the access log is written, or `"off"` for no access log (and no `X-Request-Id`). */
+  readonly log: LogFormat | "off";
 }
 
 /** The settings, or every problem found in them. */
@@ -32,6 +36,8 @@ const FLAGS = new Map([
   ["--store", "STORE"],
   ["--data-file", "DATA_FILE"],
   ["--database-url", "DATABASE_URL"],
+  ["--log", "LOG"],
+  ["--log-format", "LOG_FORMAT"],
 ]);
 
 /** Reads the settings from environment variables and command-line arguments. */
@@ -55,6 +61,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
+  const log = logSetting(setting("LOG") || "on", setting("LOG_FORMAT") || "text", problems);
   if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
   return {
@@ -67,8 +74,17 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       store: store as StoreKind,
       dataFile: setting("DATA_FILE") || "data/pets.json",
       databaseUrl,
+      log,
     },
   };
+}
+
+/** The access log's format from LOG (`on` or `off`) and LOG_FORMAT (`text` or `json`). */
+function logSetting(log: string, format: string, problems: string[]): LogFormat | "off" {
+  if (log !== "on" && log !== "off") problems.push(`LOG must be "on" or "off", got "${log}"`);
+  const known = LOG_FORMATS.find((name) => name === format);
+  if (known === undefined) problems.push(`LOG_FORMAT must be ${LOG_FORMATS.map((name) => `"${name}"`).join(" or ")}, got "${format}"`);
+  return log === "off" ? "off" : known ?? "text";
 }
 
 function isPostgresUrl(text: string): boolean {

@@ -9,6 +9,8 @@
  * - After a failed write or fsync the store never retries (the kernel may have dropped the data
  *   and report success the second time): it cuts the file back to the last acknowledged size and
  *   refuses further creates until a restart reloads the file.
+ * - A create with an idempotency key writes the key in the pet's own line; the keys of the last 24
+ *   hours are loaded back on open, at most `maxIdempotencyKeys` of them.
  * - A lock file keeps a second process from writing the same file (see `file-lock.ts`).
  * - Before writing and again before acknowledging, the store checks that the path still leads to
  *   the file it opened and the lock is still its own (see `lost-data-file.ts`); if not, creates
@@ -17,25 +19,31 @@
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { NewPet, Pet, PetStore } from "../src/mod.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../src/mod.ts";
+import type { KeyTable } from "../src/_idempotency-keys.ts";
 import type { PetIndex } from "../src/_pet-index.ts";
-import { StoreUnavailableError } from "../src/mod.ts";
+import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../src/mod.ts";
+import { createKeyTable, tableKey } from "../src/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
 import type { FileLock } from "./file-lock.ts";
 import type { FileIdentity } from "./lost-data-file.ts";
+import type { JournalKey } from "./pet-journal.ts";
 import { syncFolder, writeDurably } from "./durable-write.ts";
 import { acquireLock, errorCode } from "./file-lock.ts";
 import { lossOf, rescue } from "./lost-data-file.ts";
-import { JOURNAL_HEADER, readJournal } from "./pet-journal.ts";
+import { JOURNAL_HEADER, journalLine, readJournal } from "./pet-journal.ts";
 
 /** Options of the JSON-file store. */
 export interface JsonFileStoreOptions {
   /** Where the opening and closing lines and warnings go. Default `console`. */
   readonly logger?: Pick<Console, "info" | "warn">;
+  /** The most idempotency keys kept at once; past it the oldest are forgotten early. Default 100,000. */
+  readonly maxIdempotencyKeys?: number;
 }
 
 interface PendingCreate {
   readonly pet: Pet;
+  readonly key: JournalKey | undefined;
   readonly resolve: (pet: Pet) => void;
   readonly reject: (error: Error) => void;
 }
@@ -51,12 +59,17 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   let file: FileHandle | undefined;
   try {
     const index = createPetIndex();
+    const keys = createKeyTable(options.maxIdempotencyKeys);
+    const now = Date.now();
     file = await openJournal(path);
-    const size = await loadJournal(file, path, (pet) => addPet(index, pet), logger);
+    const size = await loadJournal(file, path, (pet, key) => {
+      addPet(index, pet);
+      if (key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS) keys.add(key, pet.id, key.at);
+    }, logger);
     const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    return journalStore({ path, file, opened, lock, logger }, size, index);
+    return journalStore({ path, file, opened, lock, logger }, size, { index, keys });
   } catch (error) {
     await file?.close();
     await lock.release();
@@ -90,7 +103,7 @@ async function openJournal(path: string): Promise<FileHandle> {
 async function loadJournal(
   file: FileHandle,
   path: string,
-  onPet: (pet: Pet) => void,
+  onPet: (pet: Pet, key: JournalKey | undefined) => void,
   logger: Pick<Console, "warn">,
 ): Promise<number> {
   const contents = await readJournal(file, path, onPet);
@@ -122,8 +135,16 @@ interface Journal {
   readonly logger: Pick<Console, "info" | "warn">;
 }
 
-function journalStore({ path, file, opened, lock, logger }: Journal, committedSize: number, index: PetIndex): PetStore {
+/** What the store holds in memory: every pet, and the recent idempotency keys. */
+interface Loaded {
+  readonly index: PetIndex;
+  readonly keys: KeyTable;
+}
+
+function journalStore({ path, file, opened, lock, logger }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
   const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
+  // Keyed creates not yet on disk, so a second create with the key waits for the first.
+  const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
   let flushing: Promise<void> | undefined;
   let failure: StoreUnavailableError | undefined;
@@ -158,7 +179,7 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
 
   async function writeBatch(batch: readonly PendingCreate[]): Promise<void> {
     if (await stopIfLost(batch)) return;
-    const lines = batch.map((entry) => `${JSON.stringify(entry.pet)}\n`).join("");
+    const lines = batch.map((entry) => `${journalLine(entry.pet, entry.key)}\n`).join("");
     let written: number;
     try {
       written = await writeAt(file, lines, committedSize);
@@ -175,22 +196,46 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     committedSize += written;
     for (const entry of batch) {
       addPet(index, entry.pet);
+      if (entry.key !== undefined) keys.add(entry.key, entry.pet.id, entry.key.at);
       entry.resolve(entry.pet);
     }
   }
 
+  function enqueue(pet: NewPet, key: JournalKey | undefined): Promise<Pet> {
+    if (failure !== undefined) return Promise.reject(failure);
+    if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
+    const stored = numbered(pet);
+    return new Promise((resolve, reject) => {
+      pending.push({ pet: stored, key, resolve, reject });
+      flushing ??= flush();
+    });
+  }
+
+  async function createWithKey(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate> {
+    const at = Date.now();
+    const earlier = petById(index, keys.find(key, at) ?? 0);
+    if (earlier !== undefined) return { pet: earlier, replayed: true };
+    const name = tableKey(key);
+    const inFlight = writing.get(name);
+    if (inFlight !== undefined) return { pet: await inFlight, replayed: true };
+    const created = enqueue(pet, { client: key.client, key: key.key, at });
+    writing.set(name, created);
+    try {
+      return { pet: await created, replayed: false };
+    } finally {
+      writing.delete(name);
+    }
+  }
+
   return {
-    create(pet: NewPet): Promise<Pet> {
-      if (failure !== undefined) return Promise.reject(failure);
-      if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
-      const stored = numbered(pet);
-      return new Promise((resolve, reject) => {
-        pending.push({ pet: stored, resolve, reject });
-        flushing ??= flush();
-      });
-    },
+    create: (pet) => enqueue(pet, undefined),
+    createWithKey,
     get: (id) => Promise.resolve(petById(index, id)),
     list: (query) => Promise.resolve(pageOf(index, query)),
+    async health() {
+      if (failure !== undefined) return { ok: false, reason: failure.message };
+      return closed ? { ok: false, reason: "the store is closed" } : { ok: true };
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -9,11 +9,17 @@
  * {"format":"animal-store-pets","version":1}
  * {"id":1,"name":"Rex","categoryId":3,"status":"available"}
  * {"id":2,"name":"Tom","categoryId":1}
+ * {"id":3,"name":"Kim","categoryId":1,"idempotency":{"client":"…","key":"8e03978e-…","at":1795305600000}}
  * ```
+ *
+ * A pet created with an `Idempotency-Key` carries the key in its own line (`client` is a digest of
+ * the API key, `at` the time in milliseconds), so the pet and its key are written, and survive a
+ * crash, together. Files written before keys existed read unchanged.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { Pet } from "../src/mod.ts";
-import { validateStoredPet } from "../src/validate-pet.ts";
+import type { IdempotencyKey, Pet } from "../src/mod.ts";
+import { readIdempotencyKey } from "../src/idempotency.ts";
+import { STORED_PET_FIELDS, validateStoredPet } from "../src/validate-pet.ts";
 
 /** The first line of every data file, without its newline. */
 export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';
@@ -28,6 +34,18 @@ export interface JournalContents {
   readonly tornTail?: { readonly line: number; readonly bytes: Uint8Array };
 }
 
+/** An idempotency key as a record keeps it: with the time its pet was created, in milliseconds since the epoch. */
+export interface JournalKey extends IdempotencyKey {
+  readonly at: number;
+}
+
+/** The line (without its newline) that records a pet, and the key that created it if there was one. */
+export function journalLine(pet: Pet, key?: JournalKey): string {
+  return JSON.stringify(key === undefined ? pet : { ...pet, idempotency: { client: key.client, key: key.key, at: key.at } });
+}
+
+const RECORD_FIELDS: readonly string[] = [...STORED_PET_FIELDS, "idempotency"];
+
 const CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
@@ -36,7 +54,11 @@ const NEWLINE = 0x0a;
  * anything but a torn final line: a bad header, a line that is not a valid pet, ids out of order.
  * An empty file reads as size 0, to be given a header.
  */
-export async function readJournal(file: FileHandle, path: string, onPet: (pet: Pet) => void): Promise<JournalContents> {
+export async function readJournal(
+  file: FileHandle,
+  path: string,
+  onPet: (pet: Pet, key: JournalKey | undefined) => void,
+): Promise<JournalContents> {
   let lineNumber = 0;
   let lastId = 0;
   const damaged = (problem: string) => new Error(`Cannot load ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
@@ -45,11 +67,14 @@ export async function readJournal(file: FileHandle, path: string, onPet: (pet: P
     lineNumber++;
     if (text === undefined) throw damaged("is not valid UTF-8");
     if (lineNumber === 1) return checkHeader(text, damaged);
-    const pet = validateStoredPet(text);
+    const pet = validateStoredPet(text, RECORD_FIELDS);
     if (!pet.ok) throw damaged(`is not a valid pet: ${pet.issues.join("; ")}`);
     if (pet.value.id <= lastId) throw damaged(`has id ${pet.value.id}, not above the previous id ${lastId}`);
     lastId = pet.value.id;
-    onPet(pet.value);
+    // Parsed a second time only when the line may hold a key: most lines hold none.
+    const key = text.includes('"idempotency"') ? readKey(JSON.parse(text).idempotency) : undefined;
+    if (key === null) throw damaged('has an "idempotency" member that is not {"client", "key", "at"}');
+    onPet(pet.value, key);
   };
   const readLines = (bytes: Uint8Array) => {
     // A newline byte never occurs inside a UTF-8 sequence, so whole lines decode on their own.
@@ -80,6 +105,15 @@ export async function readJournal(file: FileHandle, path: string, onPet: (pet: P
   }
   readLine(tail);
   return { size: size + carry.length, newlineMissing: true };
+}
+
+/** The key a record's `idempotency` member holds: `undefined` when it has none, `null` when it is not a key. */
+function readKey(value: unknown): JournalKey | undefined | null {
+  if (value === undefined) return undefined;
+  const { client, key, at } = (value ?? {}) as Record<string, unknown>;
+  if (typeof client !== "string" || client === "" || typeof key !== "string" || !Number.isSafeInteger(at)) return null;
+  const valid = readIdempotencyKey(key);
+  return valid.ok && valid.value === key ? { client, key, at: at as number } : null;
 }
 
 /** Reads lines one at a time, to find the one that is not UTF-8. */

@@ -16,11 +16,14 @@
  *   makes the next transaction wait, so transactions commit in id order.
  * - A create resolves only after its transaction committed. Creates that arrive while one is in
  *   flight go out together in the next transaction (group commit): one statement, one commit.
+ * - A create with an idempotency key writes the key in the same statement as its pet; a key already
+ *   taken (by any instance) makes that pet's row not be written, and the create resolves with the
+ *   pet the key produced. Keys are deleted a day after their create, at most once an hour.
  * - Every call has a deadline; database errors that a retry may cure (connection lost, database
  *   down, timeouts, serialization failures) reject with `StoreUnavailableError` (503), and the
  *   next call tries again: the store recovers by itself when the database is back.
  */
-import type { NewPet, PageQuery, Pet, PetStatus, PetStore } from "../src/mod.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../src/mod.ts";
 import { StoreUnavailableError, withId } from "../src/mod.ts";
 
 /** A tagged template that runs one query with its values sent as parameters, resolving with the rows. */
@@ -88,6 +91,15 @@ async function createSchema(sql: SqlClient): Promise<void> {
     await tx`create index if not exists pets_available_id on pets (id) where status = 'available'`;
     await tx`create index if not exists pets_pending_id on pets (id) where status = 'pending'`;
     await tx`create index if not exists pets_sold_id on pets (id) where status = 'sold'`;
+    // Added after schema version 1 shipped, and only ever read by code that creates it: no version bump.
+    await tx`create table if not exists pet_idempotency_keys (
+      client text not null,
+      key text not null,
+      pet_id bigint not null,
+      created_at timestamptz not null default now(),
+      primary key (client, key)
+    )`;
+    await tx`create index if not exists pet_idempotency_keys_created_at on pet_idempotency_keys (created_at)`;
     await tx`insert into animal_store (schema_version, last_pet_id) values (${SCHEMA_VERSION}, 0) on conflict do nothing`;
     const rows = await tx`select schema_version from animal_store`;
     return Number(rows[0]?.["schema_version"]);
@@ -104,7 +116,8 @@ const ADVISORY_LOCK_KEY = 7_086_514_322;
 
 interface PendingCreate {
   readonly pet: NewPet;
-  readonly resolve: (pet: Pet) => void;
+  readonly key: IdempotencyKey | undefined;
+  readonly resolve: (outcome: KeyedCreate) => void;
   readonly reject: (error: Error) => void;
   /** Answers the create with a 503 when the database is too slow. */
   readonly deadline: ReturnType<typeof setTimeout>;
@@ -114,9 +127,13 @@ interface PendingCreate {
   sent: boolean;
 }
 
+/** How often old idempotency keys are deleted, at most. */
+const KEY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
 function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): PetStore {
   let pending: PendingCreate[] = [];
   let flushing: Promise<void> | undefined;
+  let lastPurge = 0;
 
   async function flush(): Promise<void> {
     for (;;) {
@@ -134,14 +151,64 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
   async function writeBatch(batch: PendingCreate[]): Promise<void> {
     for (const entry of batch) entry.sent = true;
     try {
-      const pets = batch.map((entry) => entry.pet);
       // Bounded too: a database that never answers (a network partition) must not stall every later create.
-      const firstId = await withDeadline(againIfUndone(() => insertPets(sql, pets), wasRolledBack), timeoutMs);
-      batch.forEach((entry, i) => settle(entry, () => entry.resolve(withId(firstId + i, entry.pet))));
+      const { firstId, inserted } = await withDeadline(againIfUndone(() => insertPets(sql, batch), wasRolledBack), timeoutMs);
+      batch.forEach((entry, i) => {
+        const id = firstId + i;
+        if (inserted.has(id)) settle(entry, () => entry.resolve({ pet: withId(id, entry.pet), replayed: false }));
+        // Not inserted: its key was taken, by an earlier create or another in this batch. Looked
+        // up without holding back the next batch.
+        else void answerReplay(entry);
+      });
     } catch (error) {
       const failure = createFailure(error, true);
       for (const entry of batch) settle(entry, () => entry.reject(failure));
     }
+  }
+
+  async function answerReplay(entry: PendingCreate): Promise<void> {
+    try {
+      const pet = await petOfKey(entry.key!);
+      settle(entry, () => entry.resolve({ pet, replayed: true }));
+    } catch (error) {
+      settle(entry, () => entry.reject(createFailure(error, false)));
+    }
+  }
+
+  /** The pet a taken idempotency key produced. */
+  async function petOfKey(key: IdempotencyKey): Promise<Pet> {
+    const rows = await read(
+      () => sql`select p.id, p.name, p.category_id, p.status from pet_idempotency_keys k join pets p on p.id = k.pet_id
+        where k.client = ${key.client} and k.key = ${key.key}`,
+      timeoutMs,
+    );
+    if (rows[0] === undefined) throw new StoreUnavailableError("the idempotency key was taken but its pet cannot be found; retry");
+    return petFromRow(rows[0]);
+  }
+
+  /** Queues a create for the next transaction. */
+  function enqueue(pet: NewPet, key: IdempotencyKey | undefined): Promise<KeyedCreate> {
+    return new Promise((resolve, reject) => {
+      const entry: PendingCreate = {
+        pet,
+        key,
+        resolve,
+        reject,
+        deadline: setTimeout(() => settle(entry, () => reject(timeoutFailure(entry.sent, timeoutMs))), timeoutMs),
+        settled: false,
+        sent: false,
+      };
+      pending.push(entry);
+      flushing ??= flush();
+    });
+  }
+
+  /** Deletes keys older than a day, at most once an hour per store; a failure waits for the next time. */
+  function purgeOldKeys(): void {
+    const now = Date.now();
+    if (now - lastPurge < KEY_PURGE_INTERVAL_MS) return;
+    lastPurge = now;
+    void read(() => sql`delete from pet_idempotency_keys where created_at < now() - interval '24 hours'`, timeoutMs).catch(() => {});
   }
 
   /** Answers a create once: by its commit, its failure, or its deadline, whichever comes first. */
@@ -153,19 +220,12 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
   }
 
   return {
-    create(pet: NewPet): Promise<Pet> {
-      return new Promise((resolve, reject) => {
-        const entry: PendingCreate = {
-          pet,
-          resolve,
-          reject,
-          deadline: setTimeout(() => settle(entry, () => reject(timeoutFailure(entry.sent, timeoutMs))), timeoutMs),
-          settled: false,
-          sent: false,
-        };
-        pending.push(entry);
-        flushing ??= flush();
-      });
+    async create(pet: NewPet): Promise<Pet> {
+      return (await enqueue(pet, undefined)).pet;
+    },
+    createWithKey(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate> {
+      purgeOldKeys();
+      return enqueue(pet, key);
     },
     async get(id: number): Promise<Pet | undefined> {
       const rows = await read(() => sql`select id, name, category_id, status from pets where id = ${id}`, timeoutMs);
@@ -180,6 +240,14 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
         timeoutMs,
       );
       return rows.map(petFromRow);
+    },
+    async health(): Promise<StoreHealth> {
+      try {
+        const rows = await read(() => sql`select pg_is_in_recovery() as recovering`, timeoutMs);
+        return rows[0]?.["recovering"] === false ? { ok: true } : { ok: false, reason: "the database is read-only (a standby, or in recovery)" };
+      } catch (error) {
+        return { ok: false, reason: describeError(error) };
+      }
     },
     async close(): Promise<void> {
       await flushing;
@@ -202,29 +270,51 @@ const PAGE_OF_STATUS: Record<PetStatus, (sql: SqlQuery, after: number, limit: nu
     sql`select id, name, category_id, status from pets where status = 'sold' and id > ${after} order by id limit ${limit}`,
 };
 
+/** The ids a batch was given: `firstId` and the ones after it in order, and which of them were inserted. */
+interface InsertedBatch {
+  readonly firstId: number;
+  readonly inserted: ReadonlySet<number>;
+}
+
 /**
- * Inserts pets in one statement and resolves with the first id they got (the rest follow in
- * order). The counter row's update takes the ids and holds the row's lock until commit, which
- * orders commits by id across every instance. The pets travel as one JSON parameter so that any
- * number of them is one statement with one plan.
+ * Inserts pets in one statement. The counter row's update takes the ids and holds the row's lock
+ * until commit, which orders commits by id across every instance. A pet with an idempotency key
+ * is inserted only if its key is: a key already taken (`on conflict do nothing`, which waits for
+ * a transaction still writing it) leaves its id unused, a gap that never fills. The pets travel as
+ * one JSON parameter so that any number of them is one statement with one plan.
  */
-async function insertPets(sql: SqlClient, pets: readonly NewPet[]): Promise<number> {
-  const records = JSON.stringify(pets.map((pet, offset) => ({ offset, name: pet.name, category_id: pet.categoryId, status: pet.status ?? null })));
+async function insertPets(sql: SqlClient, creates: readonly PendingCreate[]): Promise<InsertedBatch> {
+  const count = creates.length;
+  const records = JSON.stringify(creates.map(({ pet, key }, offset) => ({
+    offset,
+    name: pet.name,
+    category_id: pet.categoryId,
+    status: pet.status ?? null,
+    client: key?.client ?? null,
+    key: key?.key ?? null,
+  })));
   const rows = await sql`
     with taken as (
-      update animal_store set last_pet_id = last_pet_id + ${pets.length} returning last_pet_id
+      update animal_store set last_pet_id = last_pet_id + ${count} returning last_pet_id
+    ), requested as (
+      select taken.last_pet_id - ${count} + 1 + p.offset as id, p.name, p.category_id, p.status, p.client, p.key
+      from taken, json_to_recordset(${records}::text::json)
+        as p("offset" bigint, name text, category_id bigint, status text, client text, key text)
+    ), keyed as (
+      insert into pet_idempotency_keys (client, key, pet_id)
+      select client, key, id from requested where key is not null
+      on conflict do nothing
+      returning pet_id
     ), inserted as (
       insert into pets (id, name, category_id, status)
-      select taken.last_pet_id - ${pets.length} + 1 + p.offset, p.name, p.category_id, p.status
-      from taken, json_to_recordset(${records}::text::json) as p("offset" bigint, name text, category_id bigint, status text)
+      select id, name, category_id, status from requested where key is null or id in (select pet_id from keyed)
       returning id
     )
-    select last_pet_id - ${pets.length} + 1 as first_id, (select count(*) from inserted) as inserted from taken`;
+    select last_pet_id - ${count} + 1 as first_id, (select string_agg(id::text, ',') from inserted) as inserted from taken`;
   const row = rows[0];
-  if (row === undefined || Number(row["inserted"]) !== pets.length) {
-    throw new Error(`Cannot create pets: the database inserted ${row?.["inserted"] ?? 0} of ${pets.length}; is the animal_store row missing?`);
-  }
-  return Number(row["first_id"]);
+  if (row === undefined) throw new Error("Cannot create pets: the database took no ids; is the animal_store row missing?");
+  const inserted = typeof row["inserted"] === "string" ? row["inserted"].split(",").map(Number) : [];
+  return { firstId: Number(row["first_id"]), inserted: new Set(inserted) };
 }
 
 /** A query's rows, or `StoreUnavailableError` when the database fails in a way a retry may cure. */

@@ -1,16 +1,19 @@
 /**
  * @module
- * The standalone server, whatever the runtime: read the settings, open the store, serve, print the
- * base URL, and on SIGINT/SIGTERM finish in-flight requests, close the store and exit 0.
+ * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
+ * `GET /health` and the access log, print the base URL, and on SIGINT/SIGTERM finish in-flight
+ * requests, close the store and exit 0.
  */
 import process from "node:process";
-import type { PetStore } from "../src/mod.ts";
+import type { App, PetStore } from "../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve } from "./server.ts";
 import { urlHost } from "./server.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
+import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
+import { withHealth } from "./health.ts";
 import { openJsonFileStore } from "./json-file-store.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { openPostgresStore } from "./postgres-store.ts";
@@ -30,11 +33,11 @@ export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void
   if (!result.ok) return fail(result.issues);
   const config = result.value;
   const store = await openStore(config, runtime);
-  const server = await serve(createApp({ store, apiKeys: config.apiKeys }), { port: config.port, hostname: config.host });
+  let stopping = false;
+  const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
-  let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
@@ -49,6 +52,14 @@ export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** The API with `GET /health` in front, and the access log around both unless it is off. */
+function serverApp(config: Config, store: PetStore, stopping: () => boolean): App {
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
+  const api = createApp({ store, apiKeys: config.apiKeys, ...(log === undefined ? {} : { onError: log.reportError }) });
+  const app = withHealth(api, { store, stopping });
+  return log === undefined ? app : log.wrap(app);
 }
 
 async function openStore(config: Config, runtime: RuntimeOptions): Promise<PetStore> {

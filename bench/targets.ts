@@ -69,7 +69,8 @@ function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } 
 /** Starts a target on a free port, holding `pets` pets (from `dataFile` when given), and waits until it listens. */
 export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string): Promise<Server> {
   const { argv, cwd } = command(runtime, kind);
-  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets) } as Record<string, string>;
+  // LOG=off: the raw servers and the peers log nothing either, so the comparison stays fair.
+  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), LOG: "off" } as Record<string, string>;
   env["STORE"] = kind === "project-file" ? "file" : "memory";
   if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
   const child = Bun.spawn(argv, { cwd, env, stdout: "pipe", stderr: "inherit" });

@@ -7,8 +7,10 @@
  * remembered, so a remembered text can never go stale; a store that hands out new or unfrozen
  * objects simply never hits. A page is found by its first pet and checked against the very pets the
  * store returned, one reference each. Memory stays bounded: past the capacity, the oldest go first.
+ * The entity tags of page texts are remembered too, so a page sent again is not hashed again.
  */
 import type { Pet } from "./pet.ts";
+import { entityTag } from "./etag.ts";
 
 /** The JSON texts of pets, remembered per app. */
 export interface PetTexts {
@@ -16,6 +18,8 @@ export interface PetTexts {
   pet(pet: Pet): string;
   /** The JSON text of a list of pets: a bare array. */
   page(pets: readonly Pet[]): string;
+  /** The strong entity tag of a page's text. */
+  pageTag(text: string): string;
 }
 
 /** How many pets' texts, and how many pages' texts, are kept. */
@@ -32,6 +36,8 @@ interface PageText {
 export function createPetTexts(): PetTexts {
   const petTexts = createMemo<Pet, string>(REMEMBERED_PETS);
   const pageTexts = createMemo<Pet, PageText>(REMEMBERED_PAGES);
+  // Keyed by the text itself: a page text sent again is the same string, which engines hash once.
+  const tags = createMemo<string, string>(REMEMBERED_PAGES);
   function pet(value: Pet): string {
     let text = petTexts.get(value);
     if (text === undefined) {
@@ -49,7 +55,15 @@ export function createPetTexts(): PetTexts {
     if (pets.every(Object.isFrozen)) pageTexts.set(first, { pets: [...pets], text });
     return text;
   }
-  return { pet, page };
+  function pageTag(text: string): string {
+    let kept = tags.get(text);
+    if (kept === undefined) {
+      kept = entityTag(text);
+      tags.set(text, kept);
+    }
+    return kept;
+  }
+  return { pet, page, pageTag };
 }
 
 function samePets(a: readonly Pet[], b: readonly Pet[]): boolean {

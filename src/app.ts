@@ -7,6 +7,7 @@ import type { RequestTarget } from "./_request-target.ts";
 import type { RouteMatch } from "./routes.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
+import { createIdempotencyGuard } from "./idempotency.ts";
 import { markDeprecated } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { createPetTexts } from "./_pet-texts.ts";
@@ -29,8 +30,11 @@ export interface AppOptions {
   readonly maxBodyBytes?: number;
   /** The realm named in `WWW-Authenticate`. Default `animal-store`. */
   readonly realm?: string;
-  /** Called with every unexpected error before it is answered with 500. Default `console.error`. */
-  readonly onError?: (error: unknown) => void;
+  /**
+   * Called with every unexpected error, and the request it happened in, before it is answered with
+   * 500. Default `console.error`.
+   */
+  readonly onError?: (error: unknown, request?: Request) => void;
 }
 
 /** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
@@ -38,7 +42,7 @@ export interface App {
   /** Answers a request; never rejects (an unexpected error is passed to `onError` and answered with 500). */
   readonly fetch: Handler;
   /** Where unexpected errors go, also those an adapter meets while sending an answer. */
-  readonly onError: (error: unknown) => void;
+  readonly onError: (error: unknown, request?: Request) => void;
 }
 
 /** The default largest request body: 64 KiB. */
@@ -56,6 +60,7 @@ export function createApp(options: AppOptions): App {
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
   const matchRoute = createRouteMatcher(ROUTES);
   const texts = createPetTexts();
+  const idempotency = createIdempotencyGuard();
 
   async function respond(request: Request): Promise<Response> {
     const target = splitUrl(request.url);
@@ -82,19 +87,20 @@ export function createApp(options: AppOptions): App {
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { allow });
     }
     const { store } = options;
-    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts });
+    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts, idempotency });
   }
 
   async function fetch(request: Request): Promise<Response> {
     try {
       const response = await respond(request);
-      return request.method === "HEAD" ? await withoutBody(response) : response;
+      // A 304 has no body and already declares its 200's length.
+      return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         const path = splitUrl(request.url)?.path ?? request.url;
         return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`);
       }
-      onError(error);
+      onError(error, request);
       return internalErrorResponse();
     }
   }

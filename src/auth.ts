@@ -26,6 +26,11 @@ export function isBearerToken(key: string): boolean {
   return BEARER_TOKEN.test(key);
 }
 
+/** The token of a well-formed `Authorization: Bearer <token>` header, or `undefined`. */
+export function bearerToken(authorization: string | null): string | undefined {
+  return authorization === null ? undefined : BEARER.exec(authorization)?.[1];
+}
+
 /** A checker that accepts exactly the given keys; throws when there are none or one is not a token. */
 export function createKeyChecker(keys: readonly string[]): KeyChecker {
   if (keys.length === 0) throw new RangeError("Cannot check API keys: no key is configured");
@@ -35,7 +40,7 @@ export function createKeyChecker(keys: readonly string[]): KeyChecker {
   const configured = [...keys];
   return (authorization) => {
     if (authorization === null || !BEARER_SCHEME.test(authorization)) return "missing";
-    const token = BEARER.exec(authorization)?.[1];
+    const token = bearerToken(authorization);
     if (token === undefined) return "invalid";
     let matched = false;
     for (const key of configured) matched = equalInConstantTime(token, key) || matched;

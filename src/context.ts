@@ -2,6 +2,7 @@
  * @module
  * What a route handler receives, and the handler type itself.
  */
+import type { IdempotencyGuard } from "./idempotency.ts";
 import type { PetTexts } from "./_pet-texts.ts";
 import type { PetStore } from "./store.ts";
 
@@ -18,6 +19,8 @@ export interface Context {
   readonly baseUrl: string;
   /** The app's remembered JSON texts of pets and pages. */
   readonly texts: PetTexts;
+  /** The app's idempotency-key bookkeeping: keyed creates in flight. */
+  readonly idempotency: IdempotencyGuard;
 }
 
 /** Answers one matched request. */

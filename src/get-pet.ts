@@ -4,11 +4,14 @@
  */
 import type { Context } from "./context.ts";
 import { errorResponse } from "./errors.ts";
-import { jsonResponse } from "./json-response.ts";
+import { entityTag, taggedJsonResponse } from "./etag.ts";
 import { MAX_EXACT_INTEGER } from "./pet.ts";
 import { describe, parseCanonicalInteger } from "./validation.ts";
 
-/** Answers `GET /pets/{petId}`: 200 with the pet, 400 for an id that is not one, 404 for no such pet. */
+/**
+ * Answers `GET /pets/{petId}`: 200 with the pet and its `ETag` (a pet never changes), 304 when the
+ * client holds it already, 400 for an id that is not one, 404 for no such pet.
+ */
 export async function getPet(context: Context): Promise<Response> {
   const text = context.params["petId"] ?? "";
   const id = parseCanonicalInteger(text);
@@ -20,5 +23,7 @@ export async function getPet(context: Context): Promise<Response> {
   }
   const pet = await context.store.get(id);
   if (pet === undefined) return errorResponse("not_found", `Cannot get pet: no pet has id ${id}`);
-  return jsonResponse(200, context.texts.pet(pet));
+  const json = context.texts.pet(pet);
+  // A pet's text is short: hashing it costs less than remembering its tag.
+  return taggedJsonResponse(context.request, json, entityTag(json));
 }

@@ -4,11 +4,16 @@
  */
 import type { Context } from "./context.ts";
 import type { PageQuery } from "./store.ts";
+import { taggedJsonResponse } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
 import { jsonResponse } from "./json-response.ts";
 import { validateListQuery } from "./validate-list-query.ts";
 
-/** Answers `GET /pets`: 200 with a bare JSON array, plus `Link: <…>; rel="next"` when more may follow. */
+/**
+ * Answers `GET /pets`: 200 with a bare JSON array, plus `Link: <…>; rel="next"` when more may follow.
+ * A page with a next page is full and can never change (pets are only added, with higher ids), so
+ * it carries an `ETag`; the last page grows, so it carries none.
+ */
 export async function listPets(context: Context): Promise<Response> {
   const query = validateListQuery(context.query);
   if (!query.ok) return errorResponse("invalid_query", `Cannot list pets: ${query.issues.join("; ")}`);
@@ -18,7 +23,8 @@ export async function listPets(context: Context): Promise<Response> {
   if (pets.length <= limit) return jsonResponse(200, context.texts.page(pets));
   const page = pets.slice(0, limit);
   const next = nextPageUrl(context.baseUrl, query.value, page[page.length - 1]!.id);
-  return jsonResponse(200, context.texts.page(page), { link: `<${next}>; rel="next"` });
+  const text = context.texts.page(page);
+  return taggedJsonResponse(context.request, text, context.texts.pageTag(text), { link: `<${next}>; rel="next"` });
 }
 
 /** The URL of the page after `lastId`, keeping the page size and filter (RFC 8288 target). */

@@ -4,20 +4,38 @@
  */
 import type { NewPet, Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
+import { createKeyTable } from "./_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_pet-index.ts";
 
+/** Options of the memory store. */
+export interface MemoryStoreOptions {
+  /** The most idempotency keys kept at once; past it the oldest are forgotten early. Default 100,000. */
+  readonly maxIdempotencyKeys?: number;
+}
+
 /** A store that holds every pet in memory; ids start at 1. */
-export function createMemoryStore(): PetStore {
+export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
   const index = createPetIndex();
   const numbered = createNumbering(0);
+  const keys = createKeyTable(options.maxIdempotencyKeys);
+  function store(pet: NewPet): Pet {
+    const stored = numbered(pet);
+    addPet(index, stored);
+    return stored;
+  }
   return {
-    async create(pet: NewPet): Promise<Pet> {
-      const stored = numbered(pet);
-      addPet(index, stored);
-      return stored;
+    create: async (pet) => store(pet),
+    async createWithKey(pet, key) {
+      const now = Date.now();
+      const earlier = petById(index, keys.find(key, now) ?? 0);
+      if (earlier !== undefined) return { pet: earlier, replayed: true };
+      const stored = store(pet);
+      keys.add(key, stored.id, now);
+      return { pet: stored, replayed: false };
     },
     get: async (id) => petById(index, id),
     list: async (query) => pageOf(index, query),
+    health: async () => ({ ok: true }),
     close: async () => {},
   };
 }

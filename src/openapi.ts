@@ -23,6 +23,9 @@ const deprecationHeaders = {
   Sunset: { $ref: "#/components/headers/Sunset" },
   Link: { $ref: "#/components/headers/SuccessorLink" },
 };
+const requestId = { $ref: "#/components/parameters/RequestId" };
+const ifNoneMatch = { $ref: "#/components/parameters/IfNoneMatch" };
+const requestIdHeader = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
 
 /** The OpenAPI 3.1 document of the Animal Store interface, version 1.0.0. */
 export const OPENAPI_DOCUMENT: Json = {
@@ -36,7 +39,9 @@ export const OPENAPI_DOCUMENT: Json = {
       "every operation needs a bearer API key. Every non-2xx answer is the Error object. " +
       "Behaviour the interface leaves open is decided and written in the descriptions below. " +
       "HEAD is answered on every GET operation, as GET without a body. A method a path does not " +
-      "offer answers 405 (see the MethodNotAllowed response); an unknown path 404 not_found.",
+      "offer answers 405 (see the MethodNotAllowed response); an unknown path 404 not_found. " +
+      "The standalone server also answers GET /health outside the base path, without a key (200 " +
+      "{\"status\":\"ok\"} while the store takes writes, else 503), and gives every answer an X-Request-Id.",
     license: { name: "MIT", identifier: "MIT" },
   },
   servers: [
@@ -67,7 +72,9 @@ export const OPENAPI_DOCUMENT: Json = {
           "Pets in ascending id order. Pages: pass the id of the last pet seen as `after`, or follow the " +
           "`Link` header with rel=\"next\", present whenever a further pet existed when the page was read. " +
           "A walk sees every pet once, even while pets are added. Unknown or repeated parameters, and any " +
-          "value out of range, answer 400 invalid_query (never clamped). No rate limit: no 429.",
+          "value out of range, answer 400 invalid_query (never clamped). No rate limit: no 429. " +
+          "A page with a next page never changes, so it carries a strong ETag, and If-None-Match with it " +
+          "answers 304; the last page grows, so it carries none.",
         tags: ["pets"],
         parameters: [
           {
@@ -91,12 +98,22 @@ export const OPENAPI_DOCUMENT: Json = {
             description: "Cursor: only pets with a greater id. Default 0, the start.",
             schema: { type: "integer", format: "int64", minimum: 0, maximum: 9007199254740991, default: 0 },
           },
+          ifNoneMatch,
+          requestId,
         ],
         responses: {
           "200": {
             description: "A page of pets: a bare JSON array.",
-            headers: { Link: { $ref: "#/components/headers/NextLink" } },
+            headers: {
+              Link: { $ref: "#/components/headers/NextLink" },
+              ETag: { $ref: "#/components/headers/ETag", description: "Sent on a page that has a next page (it never changes)." },
+              ...requestIdHeader,
+            },
             content: { [json]: { schema: { type: "array", items: { $ref: "#/components/schemas/Pet" }, maxItems: 100 } } },
+          },
+          "304": {
+            description: "If-None-Match named this page's ETag: the client's copy is current. No body.",
+            headers: { Link: { $ref: "#/components/headers/NextLink" }, ETag: { $ref: "#/components/headers/ETag" }, ...requestIdHeader },
           },
           "400": errorResponse("A query parameter is unknown, repeated or invalid (`code` invalid_query); every problem is named."),
           "401": unauthorized,
@@ -110,8 +127,23 @@ export const OPENAPI_DOCUMENT: Json = {
         description:
           "Stores a new pet under the next id (positive, unique, never reused) and answers it with its " +
           "Location. A status left out stays out. A member given twice counts once, with its last value. " +
-          "The 201 is sent only once the pet is durable: on disk with the JSON-file store, committed with PostgreSQL.",
+          "The 201 is sent only once the pet is durable: on disk with the JSON-file store, committed with PostgreSQL. " +
+          "With an Idempotency-Key, a retry of the same create (same API key, key and pet) answers the " +
+          "first 201 again, with Idempotent-Replayed: true, and stores nothing; keys are kept at least " +
+          "24 hours (the memory and file stores keep at most 100,000 at once, forgetting the oldest first).",
         tags: ["pets"],
+        parameters: [
+          {
+            name: "Idempotency-Key",
+            in: "header",
+            required: false,
+            description:
+              "Makes a retry safe: 1 to 255 visible ASCII characters other than quotes and backslashes " +
+              "(a UUID, say), bare or as a structured-field string in double quotes. Scoped to the API key.",
+            schema: { type: "string", minLength: 1, maxLength: 257, pattern: '^([!#-\\[\\]-~]{1,255}|"[!#-\\[\\]-~]{1,255}")$' },
+          },
+          requestId,
+        ],
         requestBody: {
           required: true,
           description: "A new pet, as application/json (optionally charset=utf-8), at most 65536 bytes, no Content-Encoding.",
@@ -119,15 +151,30 @@ export const OPENAPI_DOCUMENT: Json = {
         },
         responses: {
           "201": {
-            description: "The stored pet, with the id it was given.",
-            headers: { Location: { $ref: "#/components/headers/Location" } },
+            description: "The stored pet, with the id it was given; or, for a retry with the same Idempotency-Key, the pet the first request stored.",
+            headers: {
+              Location: { $ref: "#/components/headers/Location" },
+              "Idempotent-Replayed": {
+                description: "Sent, as true, when this answer repeats the one a first request with the same Idempotency-Key got.",
+                schema: { type: "string", const: "true" },
+              },
+              ...requestIdHeader,
+            },
             content: { [json]: { schema: { $ref: "#/components/schemas/Pet" } } },
           },
           "400": errorResponse(
             "The body is empty, not JSON, not UTF-8, not an object, or has missing, invalid or unknown fields " +
-              "(`id` included) (`code` invalid_body); every problem is named.",
+              "(`id` included) (`code` invalid_body); every problem is named. Or the Idempotency-Key is malformed " +
+              "(`code` invalid_header).",
           ),
           "401": unauthorized,
+          "409": errorResponse(
+            "A request with the same Idempotency-Key is still being answered (`code` idempotency_key_in_use); retry once it is.",
+            { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", const: "1" } } },
+          ),
+          "422": errorResponse(
+            "The Idempotency-Key was already used, within the last 24 hours, for a create with a different pet (`code` idempotency_key_reused).",
+          ),
           "413": errorResponse("The body is larger than 65536 bytes (`code` payload_too_large)."),
           "415": errorResponse(
             "The body is not application/json, or has a Content-Encoding other than identity (`code` unsupported_media_type).",
@@ -137,6 +184,7 @@ export const OPENAPI_DOCUMENT: Json = {
             },
           ),
           "500": internalError,
+          "501": errorResponse("An Idempotency-Key was sent but the service's store keeps no keys (`code` not_implemented); never with the standalone server."),
           "503": { $ref: "#/components/responses/ServiceUnavailable" },
         },
       },
@@ -147,7 +195,8 @@ export const OPENAPI_DOCUMENT: Json = {
         summary: "Fetch one animal (deprecated)",
         description:
           "Deprecated, removed on 5 December 2030: use GET /pets with the status filter. Every answer " +
-          "of this path, errors included, carries Deprecation, Sunset and a Link to the successor.",
+          "of this path, errors included, carries Deprecation, Sunset and a Link to the successor. A pet " +
+          "never changes: its strong ETag with If-None-Match answers 304.",
         deprecated: true,
         tags: ["pets"],
         parameters: [
@@ -158,12 +207,18 @@ export const OPENAPI_DOCUMENT: Json = {
             description: "A pet id: a plain decimal integer from 1 to 9007199254740991, no leading zeros.",
             schema: { type: "integer", format: "int64", minimum: 1, maximum: 9007199254740991 },
           },
+          ifNoneMatch,
+          requestId,
         ],
         responses: {
           "200": {
             description: "The pet.",
-            headers: deprecationHeaders,
+            headers: { ...deprecationHeaders, ETag: { $ref: "#/components/headers/ETag" }, ...requestIdHeader },
             content: { [json]: { schema: { $ref: "#/components/schemas/Pet" } } },
+          },
+          "304": {
+            description: "If-None-Match named the pet's ETag: the client's copy is current. No body.",
+            headers: { ...deprecationHeaders, ETag: { $ref: "#/components/headers/ETag" }, ...requestIdHeader },
           },
           "400": errorResponse("`petId` is not a positive integer (`code` invalid_path).", deprecationHeaders),
           "401": unauthorized,
@@ -187,6 +242,24 @@ export const OPENAPI_DOCUMENT: Json = {
     },
   },
   components: {
+    parameters: {
+      RequestId: {
+        name: "X-Request-Id",
+        in: "header",
+        required: false,
+        description:
+          "The standalone server logs each request under an id and answers it as X-Request-Id; a client's own id " +
+          "(1 to 128 letters, digits and ._:-) is kept, anything else is replaced by a new one.",
+        schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._:-]+$" },
+      },
+      IfNoneMatch: {
+        name: "If-None-Match",
+        in: "header",
+        required: false,
+        description: "Entity tags the client holds, or *: when one is the answer's ETag (weak comparison), the answer is 304.",
+        schema: { type: "string" },
+      },
+    },
     securitySchemes: {
       bearerAuth: {
         type: "http",
@@ -257,11 +330,14 @@ export const OPENAPI_DOCUMENT: Json = {
               "invalid_body",
               "invalid_query",
               "invalid_path",
+              "invalid_header",
               "unauthorized",
               "not_found",
               "method_not_allowed",
+              "idempotency_key_in_use",
               "payload_too_large",
               "unsupported_media_type",
+              "idempotency_key_reused",
               "internal_error",
               "not_implemented",
               "service_unavailable",
@@ -287,6 +363,14 @@ export const OPENAPI_DOCUMENT: Json = {
       }),
     },
     headers: {
+      ETag: {
+        description: "Strong entity tag of the body (a hash of its bytes); send it back in If-None-Match.",
+        schema: { type: "string", pattern: '^"[0-9a-f]{16}"$' },
+      },
+      RequestId: {
+        description: "The id the standalone server logged this request under (absent when its access log is off).",
+        schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
+      },
       "WWW-Authenticate": {
         required: true,
         description: 'Bearer challenge (RFC 6750); error="invalid_token" when a bearer token was sent.',

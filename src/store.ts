@@ -4,7 +4,8 @@
  *
  * A store assigns ids (positive integers, unique, never reused) and returns pets in ascending id
  * order. A miss is `undefined`, never an exception. To keep pets in SQL or a key-value store,
- * implement these four methods; `test/store-contract.ts` checks an implementation.
+ * implement these four methods, and the two optional ones for `Idempotency-Key` and the health
+ * check; `test/store-contract.ts` checks an implementation.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 
@@ -15,6 +16,30 @@ export interface PageQuery {
   readonly status?: PetStatus;
 }
 
+/**
+ * Who asked for a create and under which `Idempotency-Key`: a create with the same client and key
+ * is a retry of the first.
+ */
+export interface IdempotencyKey {
+  /** A digest of the API key the request carried, never the key itself: keys are scoped per API key. */
+  readonly client: string;
+  /** The `Idempotency-Key` the client sent. */
+  readonly key: string;
+}
+
+/** What a keyed create resolved with: the pet, and whether the key had produced it before. */
+export interface KeyedCreate {
+  readonly pet: Pet;
+  /** True when the key was already taken: `pet` is the one its first create stored, and nothing was stored now. */
+  readonly replayed: boolean;
+}
+
+/** Whether a store can take writes now, and if not, why. */
+export type StoreHealth = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** How long a store keeps an idempotency key at least: 24 hours, in milliseconds. */
+export const IDEMPOTENCY_KEY_TTL_MS: number = 24 * 60 * 60 * 1000;
+
 /** Where the service keeps its pets. */
 export interface PetStore {
   /** Stores a new pet under the next id and resolves with it once it is safely kept. */
@@ -23,6 +48,14 @@ export interface PetStore {
   get(id: number): Promise<Pet | undefined>;
   /** The pets matching the query, in ascending id order. */
   list(query: PageQuery): Promise<Pet[]>;
+  /**
+   * Stores a new pet together with `key`, or, when `key` already produced a pet in the last 24
+   * hours, stores nothing and resolves with that pet. Optional: without it, creates that carry an
+   * `Idempotency-Key` answer 501.
+   */
+  createWithKey?(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate>;
+  /** Whether the store can take writes now, for `GET /health`. Optional: without it, the store counts as healthy. */
+  health?(): Promise<StoreHealth>;
   /** Finishes pending writes and releases the store's resources. */
   close(): Promise<void>;
 }

@@ -10,7 +10,8 @@ import type { Validation } from "./validation.ts";
 import { describe, invalid, isIntegerLiteral, statusProblem, valid } from "./validation.ts";
 
 const NEW_PET_FIELDS: readonly string[] = ["name", "categoryId", "status"];
-const STORED_PET_FIELDS: readonly string[] = ["id", ...NEW_PET_FIELDS];
+/** The members of a stored pet record. */
+export const STORED_PET_FIELDS: readonly string[] = ["id", ...NEW_PET_FIELDS];
 
 /** Parses and checks a create-pet body; the value holds only the known fields. */
 export function validateNewPet(text: string): Validation<NewPet> {
@@ -22,15 +23,18 @@ export function validateNewPet(text: string): Validation<NewPet> {
   return checkFields(body.value, text, NEW_PET_FIELDS, []);
 }
 
-/** Parses and checks a stored pet record: a new pet's fields plus a positive integer `id`. */
-export function validateStoredPet(text: string): Validation<Pet> {
+/**
+ * Parses and checks a stored pet record: a new pet's fields plus a positive integer `id`. A store
+ * that keeps more in a record (say, an idempotency key) names all its members in `known`.
+ */
+export function validateStoredPet(text: string, known: readonly string[] = STORED_PET_FIELDS): Validation<Pet> {
   const record = parseObject(text, "record");
   if (!record.ok) return record;
   const id = record.value["id"];
   const idProblems = typeof id === "number" && Number.isSafeInteger(id) && id > 0
     ? []
     : [`"id" must be a positive integer, got ${describe(id)}`];
-  const pet = checkFields(record.value, text, STORED_PET_FIELDS, idProblems);
+  const pet = checkFields(record.value, text, known, idProblems);
   return pet.ok ? valid(withId(id as number, pet.value)) : pet;
 }
 

@@ -13,6 +13,7 @@ describe("standalone settings", () => {
       store: "file",
       dataFile: "data/pets.json",
       databaseUrl: "",
+      log: "text",
     });
   });
 
@@ -26,7 +27,7 @@ describe("standalone settings", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "" },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", log: "text" },
     });
   });
 
@@ -40,6 +41,7 @@ describe("standalone settings", () => {
       store: "memory",
       dataFile: "d.json",
       databaseUrl: "",
+      log: "text",
     });
   });
 
@@ -58,6 +60,20 @@ describe("standalone settings", () => {
         "STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database",
       );
     }
+  });
+
+  test("LOG_FORMAT=json writes JSON Lines; LOG=off, or --log off, turns the access log off", () => {
+    const json = readConfig({ LOG_FORMAT: "json" }, []);
+    expect(json.ok && json.value.log).toBe("json");
+    const off = readConfig({ LOG: "off", LOG_FORMAT: "json" }, []);
+    expect(off.ok && off.value.log).toBe("off");
+    const flag = readConfig({ LOG: "on" }, ["--log", "off"]);
+    expect(flag.ok && flag.value.log).toBe("off");
+  });
+
+  test("an unknown LOG or LOG_FORMAT is a problem", () => {
+    const result = readConfig({ LOG: "maybe", LOG_FORMAT: "xml" }, []);
+    expect(result.ok ? [] : result.issues).toEqual(['LOG must be "on" or "off", got "maybe"', 'LOG_FORMAT must be "text" or "json", got "xml"']);
   });
 
   test("every bad setting is reported", () => {

@@ -15,10 +15,11 @@ const KEY = "durability-key";
 const AUTH = { authorization: `Bearer ${KEY}` };
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
-async function allPets(base: string): Promise<Pet[]> {
+/** Every pet a server lists, page by page, asked for with `auth`. */
+export async function allPets(base: string, auth: Record<string, string> = AUTH): Promise<Pet[]> {
   const pets: Pet[] = [];
   for (;;) {
-    const page = (await (await fetch(`${base}/pets?limit=100&after=${pets.at(-1)?.id ?? 0}`, { headers: AUTH })).json()) as Pet[];
+    const page = (await (await fetch(`${base}/pets?limit=100&after=${pets.at(-1)?.id ?? 0}`, { headers: auth })).json()) as Pet[];
     pets.push(...page);
     if (page.length < 100) return pets;
   }

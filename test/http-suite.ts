@@ -92,6 +92,36 @@ export function httpSuite(name: string, start: () => Promise<Target>): void {
       expect(listed).toContainEqual(pet);
     });
 
+    test("a create retried with its Idempotency-Key answers the same 201 with Idempotent-Replayed: true; another body 422", async () => {
+      const key = `retry-${crypto.randomUUID()}`;
+      const keyed = (pet: object) =>
+        send(`${base}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": key }, body: JSON.stringify(pet) });
+      const first = await keyed({ name: "Once", categoryId: 3 });
+      expect(first.status).toBe(201);
+      expect(first.headers.get("idempotent-replayed")).toBeNull();
+      const retry = await keyed({ name: "Once", categoryId: 3 });
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get("idempotent-replayed")).toBe("true");
+      expect(retry.headers.get("location")).toBe(first.headers.get("location"));
+      expect(await retry.json()).toEqual(await first.json());
+      const other = await keyed({ name: "Twice", categoryId: 3 });
+      expect(other.status).toBe(422);
+      expect(((await other.json()) as { code: string }).code).toBe("idempotency_key_reused");
+    });
+
+    test("If-None-Match with a pet's ETag answers 304 with no body, and no Content-Length but the 200's", async () => {
+      const pet = (await (await create({ name: "Cached", categoryId: 1 })).json()) as Pet;
+      const first = await send(`${base}/pets/${pet.id}`, { headers: AUTH });
+      const length = String((await first.arrayBuffer()).byteLength);
+      const etag = first.headers.get("etag");
+      expect(etag).toMatch(/^"[0-9a-f]{16}"$/);
+      const again = await send(`${base}/pets/${pet.id}`, { headers: { ...AUTH, "if-none-match": etag! } });
+      expect(again.status).toBe(304);
+      expect(again.headers.get("etag")).toBe(etag);
+      expect([null, length]).toContain(again.headers.get("content-length"));
+      expect((await again.arrayBuffer()).byteLength).toBe(0);
+    });
+
     test("answers JSON with Content-Type application/json and a correct Content-Length", async () => {
       await create({ name: "Ünïcødé 🐶", categoryId: 1 });
       const response = await send(`${base}/pets?limit=100`, { headers: AUTH });

@@ -1,7 +1,9 @@
 import type { Runtime } from "./server-process.ts";
 import { durabilitySuite } from "./durability-suite.ts";
 import { httpSuite, serverTarget } from "./http-suite.ts";
+import { idempotencySuite } from "./idempotency-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
+import { operationsSuite } from "./operations-suite.ts";
 
 const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
 
@@ -9,4 +11,6 @@ for (const runtime of RUNTIMES) {
   for (const store of ["memory", "file", "postgres"] as const) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
+  idempotencySuite(runtime);
+  operationsSuite(runtime);
 }

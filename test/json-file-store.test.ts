@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { openJsonFileStore } from "../adapters/json-file-store.ts";
 import { identityOf } from "../adapters/process-identity.ts";
 import { deadProcess } from "./processes.ts";
+import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";
 import { tempDataFile, tempFolder } from "./temp.ts";
 
@@ -17,6 +18,7 @@ function recorder() {
 const quiet = { info: () => {}, warn: () => {} };
 
 storeContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
+idempotentStoreContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
 
 describe("JSON-file store", () => {
   test("pets survive a reopen with the same ids and fields, and new ids continue after them", async () => {
@@ -77,6 +79,59 @@ describe("JSON-file store", () => {
     await store.create({ name: "Rex", categoryId: 1 });
     await store.close();
     expect(readFileSync(path, "utf8")).toBe(`${HEADER}{"id":1,"name":"Rex","categoryId":1}\n`);
+  });
+});
+
+describe("JSON-file store idempotency keys", () => {
+  const key = { client: "digest-of-alice", key: "retry-1" };
+
+  test("a keyed create writes its key in the pet's own line, and the key is recognised after a reopen", async () => {
+    const path = tempDataFile();
+    const first = await openJsonFileStore(path, { logger: quiet });
+    const { pet } = await first.createWithKey!({ name: "Rex", categoryId: 1 }, key);
+    await first.close();
+    const line = JSON.parse(readFileSync(path, "utf8").trim().split("\n")[1]!);
+    expect(line).toEqual({ ...pet, idempotency: { client: key.client, key: key.key, at: expect.any(Number) } });
+    const second = await openJsonFileStore(path, { logger: quiet });
+    expect(await second.createWithKey!({ name: "Rex", categoryId: 1 }, key)).toEqual({ pet, replayed: true });
+    expect(await second.list({ limit: 10, after: 0 })).toEqual([pet]);
+    await second.close();
+  });
+
+  test("a key older than 24 hours in the file is forgotten: the same key creates a new pet", async () => {
+    const path = tempDataFile();
+    const dayAndMinuteAgo = Date.now() - 24 * 60 * 60 * 1000 - 60_000;
+    writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"client":"digest-of-alice","key":"retry-1","at":${dayAndMinuteAgo}}}\n`);
+    const store = await openJsonFileStore(path, { logger: quiet });
+    const outcome = await store.createWithKey!({ name: "Rex", categoryId: 1 }, key);
+    expect(outcome).toEqual({ pet: { id: 2, name: "Rex", categoryId: 1 }, replayed: false });
+    await store.close();
+  });
+
+  test("past maxIdempotencyKeys the oldest key is forgotten", async () => {
+    const store = await openJsonFileStore(tempDataFile(), { logger: quiet, maxIdempotencyKeys: 2 });
+    const first = await store.createWithKey!({ name: "a", categoryId: 1 }, { ...key, key: "k1" });
+    await store.createWithKey!({ name: "b", categoryId: 1 }, { ...key, key: "k2" });
+    await store.createWithKey!({ name: "c", categoryId: 1 }, { ...key, key: "k3" });
+    expect((await store.createWithKey!({ name: "c", categoryId: 1 }, { ...key, key: "k3" })).replayed).toBe(true);
+    const again = await store.createWithKey!({ name: "a", categoryId: 1 }, { ...key, key: "k1" });
+    expect(again.replayed).toBe(false);
+    expect(again.pet.id).not.toBe(first.pet.id);
+    await store.close();
+  });
+
+  test("a record with a malformed idempotency member stops the open naming file and line", async () => {
+    const path = tempDataFile();
+    writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"key":"retry-1"}}\n`);
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(
+      `Cannot load ${path}: line 2 has an "idempotency" member that is not {"client", "key", "at"}`,
+    );
+  });
+
+  test("a closed store says so in its health", async () => {
+    const store = await openJsonFileStore(tempDataFile(), { logger: quiet });
+    await store.close();
+    expect(await store.health!()).toEqual({ ok: false, reason: "the store is closed" });
   });
 });
 

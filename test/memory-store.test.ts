@@ -1,8 +1,10 @@
 import { expect, test } from "bun:test";
 import { createMemoryStore } from "../src/mod.ts";
+import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";
 
 storeContract("memory", () => Promise.resolve(createMemoryStore()));
+idempotentStoreContract("memory", () => Promise.resolve(createMemoryStore()));
 
 test("memory store ids start at 1", async () => {
   const store = createMemoryStore();

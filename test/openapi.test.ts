@@ -3,6 +3,7 @@ import type { Json } from "../src/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES, ERROR_STATUS, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, OPENAPI_DOCUMENT, PET_STATUSES } from "../src/mod.ts";
 import { LIMIT } from "../src/validate-list-query.ts";
 import { ROUTES } from "../src/routes.ts";
+import { createAccessLog } from "../adapters/access-log.ts";
 import { AUTH, call, createPets, get, post, testApp } from "./helpers.ts";
 
 /** Follows a path of keys into the document. */
@@ -124,5 +125,33 @@ describe("the OpenAPI document", () => {
     expect(wrongKey.headers.get("www-authenticate")).toMatch(header("WWW-Authenticate"));
     const wrongMethod = await call(app, "/v1/pets", { method: "PUT", headers: AUTH });
     expect(wrongMethod.headers.get("allow")).toMatch(new RegExp(at("components", "responses", "MethodNotAllowed", "headers", "Allow", "schema", "pattern")));
+  });
+});
+
+describe("the OpenAPI document on retries and caching", () => {
+  test("its Idempotency-Key length and pattern are the service's", async () => {
+    const parameter = at("paths", "/pets", "post", "parameters", "0");
+    expect(parameter.name).toBe("Idempotency-Key");
+    const pattern = new RegExp(parameter.schema.pattern);
+    const app = testApp();
+    for (const key of ["a", "8e03978e-40d5-43e8-bc93-6894a57f9324", '"quoted"', "k".repeat(255), "k".repeat(256), "a b", 'a"b', "a\\b", '"unbalanced', '""']) {
+      const accepted = (await post(app, { name: "a", categoryId: 1 }, { "idempotency-key": key })).status === 201;
+      expect({ key, documented: pattern.test(key) }).toEqual({ key, documented: accepted });
+    }
+  });
+
+  test("its ETag and X-Request-Id patterns match the headers the service sends", async () => {
+    const app = testApp();
+    await createPets(app, [{ name: "a", categoryId: 1 }, { name: "b", categoryId: 2 }]);
+    expect((await get(app, "/v1/pets/1")).headers.get("etag")).toMatch(header("ETag"));
+    expect((await get(app, "/v1/pets?limit=1")).headers.get("etag")).toMatch(header("ETag"));
+    const logged = createAccessLog({ format: "json", write: () => {} }).wrap(app);
+    expect((await get(logged, "/v1/pets")).headers.get("x-request-id")).toMatch(header("RequestId"));
+  });
+
+  test("documents 304 wherever an ETag is sent, and 409 and 422 on createPet", () => {
+    expect(Object.keys(at("paths", "/pets", "get", "responses"))).toContain("304");
+    expect(Object.keys(at("paths", "/pets/{petId}", "get", "responses"))).toContain("304");
+    expect(Object.keys(at("paths", "/pets", "post", "responses"))).toEqual(expect.arrayContaining(["409", "422"]));
   });
 });

@@ -12,6 +12,7 @@ import type { SqlClient, SqlValue } from "../adapters/postgres-store.ts";
 import { openPostgresStore } from "../adapters/postgres-store.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { storeChecks } from "../src/testing.ts";
+import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";
 
 /** The clients a user may pass in, each made for a database URL and closed by `end`. */
@@ -37,6 +38,7 @@ async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boole
 
 for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
   storeContract(`PostgreSQL (${client})`, () => openStore(client));
+  idempotentStoreContract(`PostgreSQL (${client})`, () => openStore(client));
 
   describe(`PostgreSQL store with ${client}`, () => {
     test("ids and categoryIds up to 2^53 - 1 come back as exact numbers, also when the client reads bigint as BigInt", async () => {
@@ -132,6 +134,41 @@ describe("PostgreSQL store with a connection that never answers", () => {
   });
 });
 
+describe("PostgreSQL store idempotency keys", () => {
+  test("a retry on another store over the same database gets the pet the key produced, and nothing more is stored", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const clients = [new SQL(url), new SQL(url)];
+    try {
+      const [a, b] = await Promise.all(clients.map((sql) => openPostgresStore({ sql })));
+      const key = { client: "digest-of-alice", key: "retry-1" };
+      const [first, second] = await Promise.all([a!.createWithKey!({ name: "Rex", categoryId: 1 }, key), b!.createWithKey!({ name: "Rex", categoryId: 1 }, key)]);
+      expect(second!.pet).toEqual(first!.pet);
+      expect([first!.replayed, second!.replayed].sort()).toEqual([false, true]);
+      expect(await b!.list({ limit: 10, after: 0 })).toEqual([first!.pet]);
+    } finally {
+      await Promise.all(clients.map((sql) => sql.close()));
+    }
+  });
+
+  test("keys over a day old are deleted by the next keyed create of a newly opened store, and then create anew", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const sql = new SQL(url);
+    try {
+      const key = { client: "digest-of-alice", key: "old-key" };
+      const first = await (await openPostgresStore({ sql })).createWithKey!({ name: "Rex", categoryId: 1 }, key);
+      await sql`update pet_idempotency_keys set created_at = now() - interval '25 hours'`;
+      const store = await openPostgresStore({ sql });
+      await store.createWithKey!({ name: "Tom", categoryId: 1 }, { ...key, key: "new-key" });
+      for (let i = 0; i < 100 && (await sql`select 1 from pet_idempotency_keys where key = 'old-key'`).length > 0; i++) await Bun.sleep(20);
+      const again = await store.createWithKey!({ name: "Rex", categoryId: 1 }, key);
+      expect(again.replayed).toBe(false);
+      expect(again.pet.id).not.toBe(first.pet.id);
+    } finally {
+      await sql.close();
+    }
+  });
+});
+
 describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])("PostgreSQL store failures with %s", (client) => {
   test("a database that is down answers StoreUnavailableError within the deadline, and the store recovers when it is back", async () => {
     const server = await postgresServer();
@@ -147,9 +184,11 @@ describe.each(Object.keys(CLIENTS) as (keyof typeof CLIENTS)[])("PostgreSQL stor
       ]);
       for (const failure of failures) expect(failure).toBeInstanceOf(StoreUnavailableError);
       expect(Date.now() - started).toBeLessThan(2500);
+      expect(await store.health!()).toMatchObject({ ok: false, reason: expect.stringContaining("the database") });
     } finally {
       server.start();
     }
+    expect(await store.health!()).toEqual({ ok: true });
     const after = await store.create({ name: "after", categoryId: 2 });
     expect(after.id).toBeGreaterThan(before.id);
     expect((await store.list({ limit: 5, after: 0 })).map((pet) => pet.name)).toContain("after");

@@ -19,7 +19,7 @@ describe("README curl examples", () => {
   });
 
   test("there are examples for every operation and for errors", () => {
-    expect(examples.map((example) => example.status)).toEqual(["201", "200", "200", "200", "400", "401", "200"]);
+    expect(examples.map((example) => example.status)).toEqual(["201", "201", "200", "200", "200", "400", "401", "200", "200"]);
   });
 
   test("each works verbatim (only the port differs) and answers the status written above it", () => {

@@ -45,6 +45,7 @@ export class FastResponse {
   readonly #init: ResponseInit;
   #headers: Headers | undefined;
   #native: Response | undefined;
+  #textRead = false;
 
   constructor(body?: BodyInit | null, init: ResponseInit = {}) {
     this.status = init.status ?? 200;
@@ -73,7 +74,7 @@ export class FastResponse {
 
   /** Whether the body has been read. */
   get bodyUsed(): boolean {
-    return this.#native?.bodyUsed ?? false;
+    return this.#textRead || (this.#native?.bodyUsed ?? false);
   }
 
   /** The body's bytes. */
@@ -81,9 +82,12 @@ export class FastResponse {
     return this.#materialized().arrayBuffer();
   }
 
-  /** The body as text. */
+  /** The body as text; a text body is handed over as it is, without making a stream (the access log reads it). */
   text(): Promise<string> {
-    return this.#materialized().text();
+    if (this.#text === undefined || this.#native !== undefined) return this.#materialized().text();
+    if (this.#textRead) return Promise.reject(new TypeError("Cannot read the body: it was already read"));
+    this.#textRead = true;
+    return Promise.resolve(this.#text);
   }
 
   /** The body parsed as JSON. */
@@ -96,7 +100,7 @@ export class FastResponse {
    * holds something else or its body went to a real `Response`.
    */
   toNodeParts(): NodeParts | undefined {
-    if (this.#text === undefined || this.#native !== undefined) return undefined;
+    if (this.#text === undefined || this.#native !== undefined || this.#textRead) return undefined;
     const given = this.#init.headers;
     const plain = this.#headers === undefined && given !== undefined && !(given instanceof Headers) && !Array.isArray(given);
     // Object.assign copies a plain record several times faster than a spread on Node 20 (bench/RESULTS.md).

@@ -1,0 +1,54 @@
+/**
+ * @module
+ * Strong entity tags (RFC 9110 §8.8.3) for answers that never change, and `If-None-Match`: a
+ * client that already holds the answer gets 304 with no body.
+ *
+ * A tag is a 64-bit hash of the JSON text, so it changes whenever the bytes do, whichever store,
+ * instance or process made them (a memory store that restarts gives an id to another pet). It is
+ * not a cryptographic digest: `crypto.subtle` is asynchronous and would cost more than the list
+ * request itself, and a tag only has to tell one version of one URL's answer from another.
+ */
+import { jsonResponse } from "./json-response.ts";
+
+/** The strong entity tag of a text: 16 hex digits, in double quotes. */
+export function entityTag(text: string): string {
+  // Two 32-bit FNV-1a style hashes with different multipliers, over UTF-16 code units.
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    a = Math.imul(a ^ unit, 0x01000193);
+    b = Math.imul(b ^ unit, 0x5bd1e995);
+  }
+  b = Math.imul(b ^ (b >>> 15), 0x5bd1e995);
+  return `"${hex32(a)}${hex32(b)}"`;
+}
+
+function hex32(value: number): string {
+  return (value >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * Whether an `If-None-Match` value names `tag` (weak comparison, as RFC 9110 §13.1.2 asks for this
+ * header) or is `*`: then the client's copy is current.
+ */
+export function ifNoneMatchHits(header: string | null, tag: string): boolean {
+  if (header === null) return false;
+  for (const part of header.split(",")) {
+    const candidate = part.trim();
+    if (candidate === "*" || candidate === tag || candidate === `W/${tag}`) return true;
+  }
+  return false;
+}
+
+/**
+ * A 200 carrying `text` and its `ETag`, or, when the request's `If-None-Match` names that tag, a
+ * 304 with the same headers and no body. The 304 declares the 200's `Content-Length`, as RFC 9110
+ * §8.6 allows, so no adapter adds a wrong one.
+ */
+export function taggedJsonResponse(request: Request, text: string, tag: string, headers: Record<string, string> = {}): Response {
+  const tagged = { ...headers, etag: tag };
+  if (!ifNoneMatchHits(request.headers.get("if-none-match"), tag)) return jsonResponse(200, text, tagged);
+  const length = new TextEncoder().encode(text).byteLength;
+  return new Response(null, { status: 304, headers: { ...tagged, "content-length": String(length) } });
+}

@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test";
+import type { PetStore, StoreHealth } from "../src/mod.ts";
+import { withHealth } from "../adapters/health.ts";
+import { createMemoryStore } from "../src/mod.ts";
+import { call, errorOf, testApp } from "./helpers.ts";
+
+function healthApp(options: { health?: () => Promise<StoreHealth>; stopping?: boolean } = {}) {
+  const memory = createMemoryStore();
+  const store: PetStore = options.health === undefined ? memory : { ...memory, health: options.health };
+  return withHealth(testApp({ store }), { store, stopping: () => options.stopping ?? false });
+}
+
+describe("GET /health", () => {
+  test("answers 200 {\"status\":\"ok\"} without a key while the store takes writes, never cached", async () => {
+    const response = await call(healthApp(), "/health");
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: "ok" });
+    expect(response.headers.get("cache-control")).toBe("no-store");
+  });
+
+  test("answers 503 service_unavailable naming the reason when the store cannot take writes", async () => {
+    const app = healthApp({ health: async () => ({ ok: false, reason: "the data file could not be written (ENOSPC)" }) });
+    const response = await call(app, "/health");
+    expect(response.status).toBe(503);
+    expect(await errorOf(response)).toEqual({
+      code: "service_unavailable",
+      message: "Cannot take writes: the data file could not be written (ENOSPC)",
+      status: 503,
+    });
+  });
+
+  test("answers 503 once the server is shutting down", async () => {
+    const response = await call(healthApp({ stopping: true }), "/health");
+    expect(response.status).toBe(503);
+    expect((await errorOf(response)).message).toBe("Cannot take writes: the server is shutting down");
+  });
+
+  test("a store whose health check throws answers 503 saying so", async () => {
+    const response = await call(healthApp({ health: () => Promise.reject(new Error("boom")) }), "/health");
+    expect(response.status).toBe(503);
+    expect((await errorOf(response)).message).toBe("Cannot take writes: the store's health check failed (boom)");
+  });
+
+  test("a store without a health check counts as healthy", async () => {
+    const memory = createMemoryStore();
+    const store: PetStore = { create: memory.create, get: memory.get, list: memory.list, close: memory.close };
+    const app = withHealth(testApp({ store }), { store, stopping: () => false });
+    expect((await call(app, "/health")).status).toBe(200);
+  });
+
+  test("answers HEAD, and 405 with Allow to other methods", async () => {
+    const app = healthApp();
+    expect((await call(app, "/health", { method: "HEAD" })).status).toBe(200);
+    const post = await call(app, "/health", { method: "POST" });
+    expect(post.status).toBe(405);
+    expect(post.headers.get("allow")).toBe("GET, HEAD");
+  });
+
+  test("lives outside the API: /v1/health is the API's, and needs a key", async () => {
+    expect((await call(healthApp(), "/v1/health")).status).toBe(401);
+  });
+});

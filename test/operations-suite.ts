@@ -1,0 +1,126 @@
+/**
+ * @module
+ * What an operator sees of the standalone server on one runtime: `GET /health`, and the access log
+ * on stdout with `X-Request-Id`. Run for every runtime by `http.test.ts`.
+ */
+import { describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import type { Runtime } from "./server-process.ts";
+import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
+
+const KEY = "operations-secret-key";
+const AUTH = { authorization: `Bearer ${KEY}` };
+
+/** The origin of a server's base URL, where `/health` lives. */
+function origin(base: string): string {
+  return new URL(base).origin;
+}
+
+/** Waits until the server's output has a line matching `pattern`, at most a few seconds. */
+async function lineMatching(output: () => string, pattern: RegExp): Promise<string | undefined> {
+  for (let i = 0; i < 100; i++) {
+    const line = output().split("\n").find((candidate) => pattern.test(candidate));
+    if (line !== undefined) return line;
+    await Bun.sleep(20);
+  }
+  return undefined;
+}
+
+/** Registers the operator-facing tests for one runtime. */
+export function operationsSuite(runtime: Runtime): void {
+  describe(`operating the server on ${runtime}`, () => {
+    test("GET /health answers 200 {\"status\":\"ok\"} without a key", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        const response = await fetch(`${origin(server.url)}/health`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ status: "ok" });
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("GET /health answers 503 naming the reason once the data file cannot be written", async () => {
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY }, { maxFileKiB: 4 });
+      try {
+        for (let i = 0; i < 200; i++) {
+          const created = await fetch(`${server.url}/pets`, {
+            method: "POST",
+            headers: { ...AUTH, "content-type": "application/json" },
+            body: JSON.stringify({ name: `pet number ${i}`, categoryId: i }),
+          });
+          if (created.status === 503) break;
+        }
+        const health = await fetch(`${origin(server.url)}/health`);
+        expect(health.status).toBe(503);
+        expect(((await health.json()) as { message: string }).message).toStartWith("Cannot take writes: the data file could not be written");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("once SIGTERM arrives, GET /health no longer answers 200 while the in-flight request finishes", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      const health = () => fetch(`${origin(server.url)}/health`, { signal: AbortSignal.timeout(2000) }).then((response) => response.status, () => 0);
+      expect(await health()).toBe(200);
+      const url = new URL(server.url);
+      const body = '{"name":"Late","categoryId":1}';
+      const socket = connect(Number(url.port), url.hostname);
+      let answer = "";
+      socket.on("data", (chunk) => (answer += chunk.toString()));
+      const closed = new Promise((resolve) => socket.on("close", resolve));
+      await new Promise((resolve) => socket.on("connect", resolve));
+      socket.write(`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 5)}`);
+      await Bun.sleep(200);
+      const exited = server.stop("SIGTERM");
+      await Bun.sleep(200);
+      // 503 where the server still answers, 0 where it already refuses connections: a probe fails either way.
+      expect([0, 503]).toContain(await health());
+      socket.write(body.slice(5));
+      await closed;
+      expect(answer).toStartWith("HTTP/1.1 201");
+      expect(await exited).toBe(0);
+    }, 20_000);
+
+    test("logs one line per request on stdout with the X-Request-Id it answers, and never the key", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        const response = await fetch(`${server.url}/pets?limit=3`, { headers: AUTH });
+        const id = response.headers.get("x-request-id");
+        expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        const line = await lineMatching(server.output, new RegExp(` ${id} `));
+        expect(line).toMatch(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=3 200 2 [0-9.]+ms$`));
+        await fetch(`${server.url}/pets`, { headers: { authorization: "Bearer not-the-key" } });
+        await lineMatching(server.output, / 401 /);
+        for (const key of [KEY, "not-the-key"]) expect(server.output()).not.toContain(key);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("LOG_FORMAT=json logs JSON Lines", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG_FORMAT: "json" });
+      try {
+        const id = (await fetch(`${server.url}/pets`, { headers: { ...AUTH, "x-request-id": "trace-7" } })).headers.get("x-request-id");
+        expect(id).toBe("trace-7");
+        const line = await lineMatching(server.output, /"requestId":"trace-7"/);
+        expect(JSON.parse(line!)).toMatchObject({ requestId: "trace-7", method: "GET", target: "/v1/pets", status: 200, bytes: 2 });
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("LOG=off logs no requests and sends no X-Request-Id", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG: "off" });
+      try {
+        const response = await fetch(`${server.url}/pets`, { headers: AUTH });
+        expect(response.headers.get("x-request-id")).toBeNull();
+        await Bun.sleep(200);
+        expect(server.output()).not.toContain("/v1/pets ");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+  });
+}
