@@ -1,7 +1,7 @@
 /**
  * @module
- * The store contract: the behaviour every `PetStore` must show, as named checks that any test
- * runner can register (`bun:test`, `node:test`, Deno's, Vitest's). Each check opens a fresh, empty
+ * The store contract: the behaviour every `PetStore` must show (and, for stores with the optional
+ * `createWithKey` and `health`, what those must do), as named checks that any test runner can register (`bun:test`, `node:test`, Deno's, Vitest's). Each check opens a fresh, empty
  * store, throws on the first broken promise, and closes the store.
  *
  * ```ts
@@ -10,7 +10,7 @@
  * for (const check of storeChecks(() => openMyStore())) test(check.name, check.run);
  * ```
  */
-import type { NewPet, Pet, PetStore } from "./mod.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "./mod.ts";
 
 /** One behaviour of the store contract; `run` rejects when the store breaks it. */
 export interface StoreCheck {
@@ -37,6 +37,77 @@ export function storeChecks(open: () => Promise<PetStore>): StoreCheck[] {
     check("list pages in ascending id order after the cursor, filtered by status", listPages),
     check("concurrent creates get distinct ids and are all listed", concurrentCreates),
   ];
+}
+
+/**
+ * The contract of the optional store methods: `createWithKey` (for `Idempotency-Key`) and `health`,
+ * for stores that have them, against stores made by `open` (each check gets a fresh, empty one).
+ */
+export function idempotencyChecks(open: () => Promise<PetStore>): StoreCheck[] {
+  const check = (name: string, body: (store: PetStore, createWithKey: CreateWithKey) => Promise<void>): StoreCheck => ({
+    name,
+    run: async () => {
+      const store = await open();
+      try {
+        expectTrue(store.createWithKey !== undefined, "the store has createWithKey");
+        await body(store, store.createWithKey!.bind(store));
+      } finally {
+        await store.close();
+      }
+    },
+  });
+  return [
+    check("the first create with a key stores the pet; a repeat stores nothing and resolves with the same pet, replayed", repeatReplays),
+    check("a repeat with other fields resolves with the pet the key first produced, and stores nothing", otherFieldsReplay),
+    check("keys are scoped per client: the same key from another client creates another pet", keysPerClient),
+    check("concurrent creates with one key store one pet, and all resolve with it", concurrentKeyedCreates),
+    check("keyed and plain creates mixed get ascending ids, each listed once", mixedCreates),
+    check("health reports a store that can take writes", async (store) => {
+      expectEqual("health()", await store.health?.(), { ok: true });
+    }),
+  ];
+}
+
+type CreateWithKey = (pet: NewPet, key: IdempotencyKey) => Promise<KeyedCreate>;
+
+const ALICE: IdempotencyKey = { client: "digest-of-alice", key: "8e03978e-40d5-43e8-bc93-6894a57f9324" };
+
+async function repeatReplays(store: PetStore, createWithKey: CreateWithKey): Promise<void> {
+  const first = await createWithKey({ name: "Rex", categoryId: 1, status: "sold" }, ALICE);
+  expectEqual("the first keyed create", first, { pet: { id: first.pet.id, name: "Rex", categoryId: 1, status: "sold" }, replayed: false });
+  expectEqual("a repeat with the key", await createWithKey({ name: "Rex", categoryId: 1, status: "sold" }, ALICE), { pet: first.pet, replayed: true });
+  expectEqual("list({ limit: 10, after: 0 })", await store.list({ limit: 10, after: 0 }), [first.pet]);
+}
+
+async function otherFieldsReplay(store: PetStore, createWithKey: CreateWithKey): Promise<void> {
+  const first = await createWithKey({ name: "Rex", categoryId: 1 }, ALICE);
+  expectEqual("a repeat with other fields", await createWithKey({ name: "Tom", categoryId: 2 }, ALICE), { pet: first.pet, replayed: true });
+  expectEqual("list({ limit: 10, after: 0 })", await store.list({ limit: 10, after: 0 }), [first.pet]);
+}
+
+async function keysPerClient(store: PetStore, createWithKey: CreateWithKey): Promise<void> {
+  const mine = await createWithKey({ name: "Rex", categoryId: 1 }, ALICE);
+  const theirs = await createWithKey({ name: "Rex", categoryId: 1 }, { ...ALICE, client: "digest-of-bob" });
+  expectTrue(!theirs.replayed && theirs.pet.id !== mine.pet.id, `another client's key creates another pet, got ${show(theirs)}`);
+  expectEqual("list({ limit: 10, after: 0 })", await store.list({ limit: 10, after: 0 }), [mine.pet, theirs.pet]);
+}
+
+async function concurrentKeyedCreates(store: PetStore, createWithKey: CreateWithKey): Promise<void> {
+  const outcomes = await Promise.all(Array.from({ length: 5 }, () => createWithKey({ name: "Rex", categoryId: 1 }, ALICE)));
+  const ids = new Set(outcomes.map((outcome) => outcome.pet.id));
+  expectTrue(ids.size === 1, `5 concurrent creates with one key resolve with one pet, got ids ${[...ids].join(", ")}`);
+  expectTrue(outcomes.filter((outcome) => !outcome.replayed).length === 1, "exactly one of them is not a replay");
+  expectTrue((await store.list({ limit: 10, after: 0 })).length === 1, "one pet is listed");
+}
+
+async function mixedCreates(store: PetStore, createWithKey: CreateWithKey): Promise<void> {
+  const created = await Promise.all(Array.from({ length: 40 }, async (_, i) =>
+    i % 2 === 0
+      ? (await createWithKey({ name: `k${i}`, categoryId: i }, { ...ALICE, key: `key-${i}` })).pet
+      : await store.create({ name: `p${i}`, categoryId: i })));
+  const listed = await store.list({ limit: 100, after: 0 });
+  expectEqual("the ids listed", listed.map((pet) => pet.id), created.map((pet) => pet.id).sort((a, b) => a - b));
+  expectEqual(`get(${created[0]!.id})`, await store.get(created[0]!.id), created[0]);
 }
 
 async function createKeepsFields(store: PetStore): Promise<void> {

@@ -1,7 +1,8 @@
 import { expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
-import { storeChecks } from "../src/testing.ts";
+import type { StoreCheck } from "../src/testing.ts";
+import { idempotencyChecks, storeChecks } from "../src/testing.ts";
 
 /** Opens memory stores with one fault each, to show that the contract notices it. */
 function faulty(fault: (store: PetStore) => Partial<PetStore>): () => Promise<PetStore> {
@@ -12,8 +13,8 @@ function faulty(fault: (store: PetStore) => Partial<PetStore>): () => Promise<Pe
 }
 
 /** The messages of the checks that failed. */
-async function failures(open: () => Promise<PetStore>): Promise<string[]> {
-  const results = await Promise.all(storeChecks(open).map((check) => check.run().then(() => "", (error: Error) => error.message)));
+async function failures(open: () => Promise<PetStore>, checks: (open: () => Promise<PetStore>) => StoreCheck[] = storeChecks): Promise<string[]> {
+  const results = await Promise.all(checks(open).map((check) => check.run().then(() => "", (error: Error) => error.message)));
   return results.filter((message) => message !== "");
 }
 
@@ -45,4 +46,25 @@ test("each check closes the store it opened, also when it fails", async () => {
   const open = faulty(() => ({ list: () => Promise.reject(new Error("down")), close: async () => void closed++ }));
   await failures(open);
   expect(closed).toBe(storeChecks(open).length);
+});
+
+test("the idempotency contract passes for the memory store", async () => {
+  expect(await failures(() => Promise.resolve(createMemoryStore()), idempotencyChecks)).toEqual([]);
+});
+
+test("the idempotency contract fails a store whose createWithKey ignores the key", async () => {
+  const open = faulty((store) => ({ createWithKey: async (pet) => ({ pet: await store.create(pet), replayed: false }) }));
+  const messages = await failures(open, idempotencyChecks);
+  expect(messages).toContain(
+    'Store contract broken: a repeat with the key should be {"pet":{"id":1,"name":"Rex","categoryId":1,"status":"sold"},"replayed":true}, got {"pet":{"id":2,"name":"Rex","categoryId":1,"status":"sold"},"replayed":false}',
+  );
+  expect(messages.length).toBeGreaterThanOrEqual(3);
+});
+
+test("the idempotency contract fails a store without createWithKey, saying so", async () => {
+  const open = () => {
+    const { createWithKey: _, ...plain } = createMemoryStore();
+    return Promise.resolve(plain);
+  };
+  expect(await failures(open, idempotencyChecks)).toContain("Store contract broken: the store has createWithKey");
 });
