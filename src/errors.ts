@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   invalid_body: 400,
   invalid_query: 400,
   invalid_path: 400,
+  invalid_header: 400,
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,

@@ -255,6 +255,7 @@ export const OPENAPI_DOCUMENT: Json = {
               "invalid_body",
               "invalid_query",
               "invalid_path",
+              "invalid_header",
               "unauthorized",
               "not_found",
               "method_not_allowed",
