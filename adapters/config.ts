@@ -4,7 +4,9 @@
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
 import type { Validation } from "../src/validation.ts";
+import type { EdgeSettings } from "./edge-settings.ts";
 import { isBearerToken } from "../src/auth.ts";
+import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
@@ -20,6 +22,8 @@ export interface Config {
   readonly dataFile: string;
   /** The PostgreSQL connection URL, for `store: "postgres"` (`""` otherwise). */
   readonly databaseUrl: string;
+  /** Public URL, proxy trust and timeouts. */
+  readonly edge: EdgeSettings;
 }
 
 /** The settings, or every problem found in them. */
@@ -32,6 +36,7 @@ const FLAGS = new Map([
   ["--store", "STORE"],
   ["--data-file", "DATA_FILE"],
   ["--database-url", "DATABASE_URL"],
+  ...EDGE_FLAGS,
 ]);
 
 /** Reads the settings from environment variables and command-line arguments. */
@@ -55,6 +60,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
+  const edge = readEdgeSettings(setting, problems);
   if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
   return {
@@ -67,6 +73,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       store: store as StoreKind,
       dataFile: setting("DATA_FILE") || "data/pets.json",
       databaseUrl,
+      edge,
     },
   };
 }

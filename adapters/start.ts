@@ -30,7 +30,9 @@ export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void
   if (!result.ok) return fail(result.issues);
   const config = result.value;
   const store = await openStore(config, runtime);
-  const server = await serve(createApp({ store, apiKeys: config.apiKeys }), { port: config.port, hostname: config.host });
+  const { publicUrl, trustProxy, timeouts } = config.edge;
+  const app = createApp({ store, apiKeys: config.apiKeys, ...(publicUrl === "" ? {} : { publicUrl }), trustProxy });
+  const server = await serve(app, { port: config.port, hostname: config.host, timeouts });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 

@@ -259,6 +259,7 @@ export const OPENAPI_DOCUMENT: Json = {
               "unauthorized",
               "not_found",
               "method_not_allowed",
+              "request_timeout",
               "payload_too_large",
               "unsupported_media_type",
               "internal_error",

@@ -1,5 +1,6 @@
 import type { Runtime } from "./server-process.ts";
 import { durabilitySuite } from "./durability-suite.ts";
+import { hardeningSuite } from "./hardening-suite.ts";
 import { httpSuite, serverTarget } from "./http-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
 
@@ -9,4 +10,5 @@ for (const runtime of RUNTIMES) {
   for (const store of ["memory", "file", "postgres"] as const) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
+  hardeningSuite(runtime);
 }

@@ -18,7 +18,7 @@ describe("Host and the public origin", () => {
       }));
       expect(response.status).toBe(400);
       expect((await errorOf(response)).code).toBe("invalid_header");
-      expect(await app.store.list({ limit: 10 })).toEqual([]);
+      expect(await app.store.list({ limit: 10, after: 0 })).toEqual([]);
     },
   );
 

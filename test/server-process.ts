@@ -31,6 +31,8 @@ const START_TIMEOUT_MS = 15_000;
 export interface StartOptions {
   /** Caps the size of any file the server writes (`ulimit -f`), to stand in for a full disk. */
   readonly maxFileKiB?: number;
+  /** Caps how many files and sockets the server may hold open at once (`ulimit -n`). */
+  readonly maxOpenFiles?: number;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -39,9 +41,11 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   const local = `node_modules/.bin/${command}`;
   const argv = [existsSync(local) ? local : command, ...args];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
-  const limited = options.maxFileKiB === undefined
-    ? argv
-    : ["bash", "-c", `trap '' XFSZ; ulimit -f ${options.maxFileKiB}; exec "$@"`, "bash", ...argv];
+  const limits = [
+    ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
+    ...(options.maxOpenFiles === undefined ? [] : [`ulimit -n ${options.maxOpenFiles}`]),
+  ];
+  const limited = limits.length === 0 ? argv : ["bash", "-c", `${limits.join("; ")}; exec "$@"`, "bash", ...argv];
   const child = Bun.spawn(limited, {
     env: { ...process.env, PORT: "0", ...env },
     stdout: "pipe",
