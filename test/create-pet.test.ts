@@ -212,3 +212,10 @@ describe("POST /pets", () => {
     expect((await post(app, { name: "Rex the dog of the house", categoryId: 1 })).status).toBe(413);
   });
 });
+
+describe("POST /pets error messages", () => {
+  test("malformed JSON gets the service's own message, the same on every runtime", async () => {
+    const response = await post(testApp(), '{"name": "Rex", ');
+    expect((await errorOf(response)).message).toBe("Cannot create pet: body is not valid JSON");
+  });
+});
