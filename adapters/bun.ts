@@ -19,6 +19,9 @@ export const serveBun: Serve = async (app, options) => {
     port: options.port,
     hostname: options.hostname,
     idleTimeout: timeouts.idleSeconds,
+    // Above its own limit (128 MiB) Bun answers a bare 413 itself; the app's limit is far lower
+    // and its 413 is answered from Content-Length without reading, so every body reaches the app.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Without these, a throw answers with an HTML page holding the source code.
     development: false,
     error(error) {

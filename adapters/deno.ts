@@ -8,6 +8,8 @@ import { errorResponse, internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./draining.ts";
 import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
 
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /** How long to wait before listening again after Deno's accept loop failed. */
 const RELISTEN_DELAY_MS = 200;
 
@@ -78,7 +80,9 @@ export const serveDeno: Serve = (app, options) =>
  */
 function withBodyDeadline(handler: Handler, deadlineMs: number): Handler {
   return async (request) => {
-    if (request.body === null) return await handler(request);
+    // The Fetch API will not build a TRACE, TRACK or CONNECT request; the app answers those 405
+    // without reading their body, so they need no deadline.
+    if (request.body === null || FORBIDDEN_METHODS.has(request.method.toUpperCase())) return await handler(request);
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const reader = request.body.getReader();

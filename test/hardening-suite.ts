@@ -106,6 +106,27 @@ export function hardeningSuite(runtime: Runtime): void {
       }, 20_000);
     });
 
+    test("with PUBLIC_URL, Location and Link name it whatever Host the client sent", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, PUBLIC_URL: "https://pets.example/api" });
+      try {
+        const created = await fetch(`${server.url}/pets`, { method: "POST", headers: { ...JSON_AUTH, host: "evil.example" }, body: '{"name":"Rex","categoryId":1}' });
+        expect(created.headers.get("location")).toBe("https://pets.example/api/v1/pets/1");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("with TRUST_PROXY=true, Location follows X-Forwarded-Proto and X-Forwarded-Host", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, TRUST_PROXY: "true" });
+      try {
+        const headers = { ...JSON_AUTH, "x-forwarded-proto": "https", "x-forwarded-host": "pets.example" };
+        const created = await fetch(`${server.url}/pets`, { method: "POST", headers, body: '{"name":"Rex","categoryId":1}' });
+        expect(created.headers.get("location")).toBe("https://pets.example/v1/pets/1");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
     test("SIGTERM under keep-alive load: every request is answered or refused, the store closes, exit 0", async () => {
       const dataFile = tempDataFile();
       const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });

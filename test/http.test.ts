@@ -1,6 +1,7 @@
 import type { Runtime } from "./server-process.ts";
 import { durabilitySuite } from "./durability-suite.ts";
 import { hardeningSuite } from "./hardening-suite.ts";
+import { hostileSuite } from "./hostile-suite.ts";
 import { httpSuite, serverTarget } from "./http-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
 
@@ -11,4 +12,5 @@ for (const runtime of RUNTIMES) {
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
   hardeningSuite(runtime);
+  hostileSuite(runtime);
 }
