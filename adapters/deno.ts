@@ -105,7 +105,7 @@ function withBodyDeadline(handler: Handler, deadlineMs: number): Handler {
       },
       cancel: (reason) => reader.cancel(reason),
     });
-    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, signal: request.signal, duplex: "half" };
+    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half" };
     try {
       const response = await handler(new Request(request.url, init));
       if (!timedOut) return response;
