@@ -8,7 +8,11 @@ import { errorResponse, internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./draining.ts";
 import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
 
-const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+/**
+ * Methods the Fetch API will not build a request with a body for, in any case (Deno hands a body
+ * even to a lowercase `get`); the app answers them without reading one, so they need no deadline.
+ */
+const NO_BODY_METHODS = new Set(["GET", "HEAD", "CONNECT", "TRACE", "TRACK"]);
 
 /** How long to wait before listening again after Deno's accept loop failed. */
 const RELISTEN_DELAY_MS = 200;
@@ -80,9 +84,7 @@ export const serveDeno: Serve = (app, options) =>
  */
 function withBodyDeadline(handler: Handler, deadlineMs: number): Handler {
   return async (request) => {
-    // The Fetch API will not build a TRACE, TRACK or CONNECT request; the app answers those 405
-    // without reading their body, so they need no deadline.
-    if (request.body === null || FORBIDDEN_METHODS.has(request.method.toUpperCase())) return await handler(request);
+    if (request.body === null || NO_BODY_METHODS.has(request.method.toUpperCase())) return await handler(request);
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const reader = request.body.getReader();
