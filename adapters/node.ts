@@ -14,7 +14,7 @@ import type { Serve, Server } from "./server.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./draining.ts";
 import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
-import { fetchRequest, nodeRequest } from "./_node/request.ts";
+import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 
 export { FastResponse } from "./_node/response.ts";
@@ -35,9 +35,20 @@ export interface NodeBridgeOptions {
 
 const DEFAULT_DRAIN_LIMIT = 65536;
 
-/** A listener that serves any Fetch API handler, giving it a real `Request`. */
+/**
+ * A listener that serves any Fetch API handler, giving it a real `Request`. A request whose body a
+ * host's parser already read is answered 500 at once, the cause going to `onError`, rather than
+ * left waiting for a body that will never come: mount the handler before body parsers.
+ */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
-  return (incoming, outgoing) => void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
+  return (incoming, outgoing) => {
+    if (bodyConsumed(incoming)) {
+      options.onError?.(new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: a body parser before this handler already read it; mount the handler before body parsers such as express.json()`));
+      void send(incoming, outgoing, internalErrorResponse(), options);
+      return;
+    }
+    void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
+  };
 }
 
 /**

@@ -85,6 +85,14 @@ function headerPairs(incoming: IncomingMessage): [string, string][] {
   return Object.entries(incoming.headersDistinct).map(([name, values]) => [name, (values ?? []).join(", ")]);
 }
 
+/**
+ * Whether the request had a body that something before the bridge has already read to its end (a
+ * host's body parser, such as Express's `express.json()`): a stream of it would never end.
+ */
+export function bodyConsumed(incoming: IncomingMessage): boolean {
+  return incoming.readableEnded && hasBody(incoming);
+}
+
 function hasBody(incoming: IncomingMessage): boolean {
   return incoming.headers["transfer-encoding"] !== undefined || Number(incoming.headers["content-length"] ?? 0) > 0;
 }
