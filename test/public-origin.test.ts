@@ -102,3 +102,24 @@ describe("paths in one normal form", () => {
     expect((await errorOf(response)).message).toBe("Cannot PUT /v1/pets/%7BpetId%7D: allowed methods are GET, HEAD");
   });
 });
+
+describe("mounted under a prefix", () => {
+  test("a host that strips /pets-api, with publicUrl holding it, gets Location and Link under /pets-api", async () => {
+    const app = testApp({ publicUrl: "https://example.com/pets-api" });
+    await createPets(app, [{ name: "a", categoryId: 1 }, { name: "b", categoryId: 1 }]);
+    // What Hono's app.mount and Express's app.use("/pets-api", …) hand over: the path without the prefix.
+    const strip = (request: Request) => app.fetch(new Request(request.url.replace("/pets-api/", "/"), request));
+    const page = await strip(new Request("https://example.com/pets-api/v1/pets?limit=1", { headers: AUTH }));
+    expect(page.headers.get("link")).toBe('<https://example.com/pets-api/v1/pets?limit=1&after=1>; rel="next"');
+  });
+
+  test("a host that passes the whole path on, with basePath holding the prefix, needs no publicUrl", async () => {
+    const app = testApp({ basePath: "/pets-api/v1" });
+    const mounted = await app.fetch(new Request("https://example.com/pets-api/v1/pets", {
+      method: "POST",
+      headers: { ...AUTH, "content-type": "application/json" },
+      body: '{"name":"b","categoryId":1}',
+    }));
+    expect(mounted.headers.get("location")).toBe("https://example.com/pets-api/v1/pets/1");
+  });
+});
