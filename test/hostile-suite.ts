@@ -81,6 +81,13 @@ const CASES: readonly HostileCase[] = [
     runtimeRefuses: true,
   },
   {
+    name: "Transfer-Encoding: identity, chunked",
+    chunks: [`POST /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Content-Type: application/json\r\nTransfer-Encoding: identity, chunked\r\nConnection: close\r\n\r\n1e\r\n{"name":"Id","categoryId":1}  \r\n0\r\n\r\n`],
+    statuses: [400],
+    // Bun and Deno refuse it bare; on Node it reaches the service, which answers invalid_header.
+    runtimeRefuses: true,
+  },
+  {
     name: "Expect: 100-continue with a bad body",
     chunks: post("{", "Expect: 100-continue\r\n"),
     statuses: [400, 100],
