@@ -87,16 +87,19 @@ function withBodyDeadline(handler: Handler, deadlineMs: number): Handler {
     if (request.body === null || NO_BODY_METHODS.has(request.method.toUpperCase())) return await handler(request);
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const reader = request.body.getReader();
+    // Taken only when the app reads: a body it leaves unread (a 413 from Content-Length) stays
+    // Deno's to discard, where a body whose reader was taken keeps the connection waiting.
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     const body = new ReadableStream<Uint8Array>({
       start(controller) {
         timer = setTimeout(() => {
           timedOut = true;
           controller.error(new Error("request body timed out"));
-          void reader.cancel().catch(() => {});
+          void reader?.cancel().catch(() => {});
         }, deadlineMs);
       },
       async pull(controller) {
+        reader ??= request.body!.getReader();
         const { done, value } = await reader.read();
         if (done) {
           clearTimeout(timer);
@@ -105,8 +108,8 @@ function withBodyDeadline(handler: Handler, deadlineMs: number): Handler {
           controller.enqueue(value);
         }
       },
-      cancel: (reason) => reader.cancel(reason),
-    });
+      cancel: (reason) => reader?.cancel(reason),
+    }, { highWaterMark: 0 }); // pulled only when the app reads, not at once to fill a queue
     const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half" };
     try {
       const response = await handler(new Request(request.url, init));
