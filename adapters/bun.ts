@@ -4,20 +4,38 @@
  */
 import type { Serve, Server } from "./server.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import { createDraining } from "./draining.ts";
+import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
 
-/** Serves an app on Bun; `app.fetch` goes to `Bun.serve` unchanged. */
+/**
+ * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for
+ * that long once it has sent a request (an idle keep-alive, a stalled body), so it is set from the
+ * idle timeout. Before a connection's first request Bun keeps its own fixed 10 s (README).
+ */
 export const serveBun: Serve = async (app, options) => {
+  const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
+  const draining = createDraining(app.fetch);
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
+    idleTimeout: timeouts.idleSeconds,
+    // Above its own limit (128 MiB) Bun answers a bare 413 itself; the app's limit is far lower
+    // and its 413 is answered from Content-Length without reading, so every body reaches the app.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     // Without these, a throw answers with an HTML page holding the source code.
     development: false,
     error(error) {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: app.fetch,
+    fetch: draining.handler,
   });
-  const handle: Server = { port: server.port ?? options.port, close: () => server.stop() };
+  // Stopping closes idle keep-alive connections, where a request may be on its way: so only once
+  // draining has answered everything and the connections are quiet.
+  const close = async () => {
+    await draining.drain();
+    await server.stop();
+  };
+  const handle: Server = { port: server.port ?? options.port, close };
   return handle;
 };

@@ -5,8 +5,10 @@
  */
 import type { Validation } from "../src/validation.ts";
 import type { LogFormat } from "./access-log.ts";
+import type { EdgeSettings } from "./edge-settings.ts";
 import { isBearerToken } from "../src/auth.ts";
 import { LOG_FORMATS } from "./access-log.ts";
+import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
@@ -24,6 +26,8 @@ export interface Config {
   readonly databaseUrl: string;
   /** How the access log is written, or `"off"` for no access log (and no `X-Request-Id`). */
   readonly log: LogFormat | "off";
+  /** Public URL, proxy trust and timeouts. */
+  readonly edge: EdgeSettings;
 }
 
 /** The settings, or every problem found in them. */
@@ -38,6 +42,7 @@ const FLAGS = new Map([
   ["--database-url", "DATABASE_URL"],
   ["--log", "LOG"],
   ["--log-format", "LOG_FORMAT"],
+  ...EDGE_FLAGS,
 ]);
 
 /** Reads the settings from environment variables and command-line arguments. */
@@ -62,6 +67,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
   const log = logSetting(setting("LOG") || "on", setting("LOG_FORMAT") || "text", problems);
+  const edge = readEdgeSettings(setting, problems);
   if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
   return {
@@ -75,6 +81,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       dataFile: setting("DATA_FILE") || "data/pets.json",
       databaseUrl,
       log,
+      edge,
     },
   };
 }

@@ -12,7 +12,9 @@ import type { AddressInfo } from "node:net";
 import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./server.ts";
 import { internalErrorResponse } from "../src/errors.ts";
-import { fetchRequest, nodeRequest } from "./_node/request.ts";
+import { createDraining } from "./draining.ts";
+import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 
 export { FastResponse } from "./_node/response.ts";
@@ -33,23 +35,47 @@ export interface NodeBridgeOptions {
 
 const DEFAULT_DRAIN_LIMIT = 65536;
 
-/** A listener that serves any Fetch API handler, giving it a real `Request`. */
+/**
+ * A listener that serves any Fetch API handler, giving it a real `Request`. A request whose body a
+ * host's parser already read is answered 500 at once, the cause going to `onError`, rather than
+ * left waiting for a body that will never come: mount the handler before body parsers.
+ */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
-  return (incoming, outgoing) => void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
+  return (incoming, outgoing) => {
+    if (bodyConsumed(incoming)) {
+      options.onError?.(new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: a body parser before this handler already read it; mount the handler before body parsers such as express.json()`));
+      void send(incoming, outgoing, internalErrorResponse(), options);
+      return;
+    }
+    void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
+  };
 }
 
-/** Serves an app on Node's `http`, giving it the lazy request it needs (see `_node/request.ts`). */
+/**
+ * Serves an app on Node's `http`, giving it the lazy request it needs (see `_node/request.ts`).
+ * Node's own timeouts are set from ours; its default check for them runs every 30 s, so it runs
+ * every second here.
+ */
 export const serveNode: Serve = (app, options) =>
   new Promise((resolve, reject) => {
     const bridge = { onError: app.onError };
-    const server = createServer((incoming, outgoing) => void answer(app.fetch, nodeRequest(incoming), incoming, outgoing, bridge));
+    const { headerSeconds, bodySeconds, idleSeconds } = options.timeouts ?? DEFAULT_TIMEOUTS;
+    const draining = createDraining(app.fetch);
+    const server = createServer({
+      headersTimeout: headerSeconds * 1000,
+      requestTimeout: (headerSeconds + bodySeconds) * 1000,
+      keepAliveTimeout: idleSeconds * 1000,
+      connectionsCheckingInterval: 1000,
+    }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), incoming, outgoing, bridge));
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
-      const handle: Server = {
-        port: (server.address() as AddressInfo).port,
-        // Stops accepting, closes idle keep-alive connections, and waits for in-flight requests.
-        close: () => new Promise((done) => server.close(() => done())),
+      // Closing stops listening and closes idle keep-alive connections, where a request may be on its
+      // way: so only once draining has answered everything and the connections are quiet.
+      const close = async () => {
+        await draining.drain();
+        await new Promise<void>((done) => server.close(() => done()));
       };
+      const handle: Server = { port: (server.address() as AddressInfo).port, close };
       resolve(handle);
     });
   });

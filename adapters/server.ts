@@ -3,18 +3,21 @@
  * What every runtime adapter provides: a function that serves an app on a port.
  */
 import type { App } from "../src/mod.ts";
+import type { Timeouts } from "./timeouts.ts";
 
 /** Where to listen. Errors an adapter meets outside the app go to the app's `onError`. */
 export interface ServeOptions {
   readonly port: number;
   readonly hostname: string;
+  /** How long to wait on slow or idle clients; `DEFAULT_TIMEOUTS` when omitted. */
+  readonly timeouts?: Timeouts;
 }
 
 /** A listening server. */
 export interface Server {
   /** The port actually bound (the real one when asked for port 0). */
   readonly port: number;
-  /** Stops accepting connections and resolves once every in-flight request is answered. */
+  /** Stops taking requests and resolves once every in-flight request is answered (see `draining.ts`). */
   close(): Promise<void>;
 }
 

@@ -34,7 +34,7 @@ export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void
   const config = result.value;
   const store = await openStore(config, runtime);
   let stopping = false;
-  const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host });
+  const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
@@ -57,7 +57,14 @@ export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void
 /** The API with `GET /health` in front, and the access log around both unless it is off. */
 function serverApp(config: Config, store: PetStore, stopping: () => boolean): App {
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
-  const api = createApp({ store, apiKeys: config.apiKeys, ...(log === undefined ? {} : { onError: log.reportError }) });
+  const { publicUrl, trustProxy } = config.edge;
+  const api = createApp({
+    store,
+    apiKeys: config.apiKeys,
+    trustProxy,
+    ...(publicUrl === "" ? {} : { publicUrl }),
+    ...(log === undefined ? {} : { onError: log.reportError }),
+  });
   const app = withHealth(api, { store, stopping });
   return log === undefined ? app : log.wrap(app);
 }

@@ -1,28 +1,43 @@
 /**
  * @module
- * Private: splits a request's absolute URL into the parts the service uses.
+ * Private: splits a request's URL into the parts the service uses, and brings its path to the one
+ * form every runtime agrees on.
  *
- * What it buys: runtimes hand over request URLs already absolute and normalised, so slicing the
+ * What it buys: runtimes hand over request URLs that are usually already normal, so slicing the
  * string is enough, where `new URL()` parses the whole URL again on every request (measured in
- * bench/RESULTS.md).
+ * bench/RESULTS.md). Only a path with dot segments or characters a URL must percent-encode is
+ * parsed, so that `/v1/x/../pets` and `{petId}` mean on Deno and Node what Bun (which normalises
+ * every URL itself) already makes of them.
  */
 
-/** Origin (`http://host:port`), path (still percent-encoded) and query (without `?`) of a URL. */
+/** Origin (`http://host:port`, `""` for a path-only URL), path (still percent-encoded) and query (without `?`) of a request URL. */
 export interface RequestTarget {
   readonly origin: string;
   readonly path: string;
   readonly query: string;
 }
 
-/** The parts of an absolute `http(s)://` URL, or `undefined` for anything else. */
+// Anything outside the characters a URL path keeps as they are, a dot segment, or an encoded dot.
+const NEEDS_NORMALISING = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]|\/\.\.?(?:\/|$)|%2e/i;
+
+/**
+ * The parts of an absolute `http(s)://` URL, or of a path-only one (Bun's `request.url` for a
+ * request without a valid `Host`); `undefined` for anything else.
+ */
 export function splitUrl(url: string): RequestTarget | undefined {
-  const hostStart = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : -1;
+  const hostStart = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : url.startsWith("/") ? 0 : -1;
   if (hostStart === -1) return undefined;
   const hashStart = url.indexOf("#");
   const end = hashStart === -1 ? url.length : hashStart;
   const pathStart = url.indexOf("/", hostStart);
   if (pathStart === -1 || pathStart > end) return { origin: url.slice(0, end), path: "/", query: "" };
   const queryStart = url.indexOf("?", pathStart);
-  if (queryStart === -1 || queryStart > end) return { origin: url.slice(0, pathStart), path: url.slice(pathStart, end), query: "" };
-  return { origin: url.slice(0, pathStart), path: url.slice(pathStart, queryStart), query: url.slice(queryStart + 1, end) };
+  const pathEnd = queryStart === -1 || queryStart > end ? end : queryStart;
+  const query = pathEnd === end ? "" : url.slice(queryStart + 1, end);
+  return { origin: url.slice(0, pathStart), path: normalisePath(url.slice(pathStart, pathEnd)), query };
+}
+
+/** The path as a WHATWG URL parser leaves it: dot segments resolved, unsafe characters percent-encoded. */
+function normalisePath(path: string): string {
+  return NEEDS_NORMALISING.test(path) ? new URL(`http://host${path}`).pathname : path;
 }

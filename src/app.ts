@@ -5,12 +5,15 @@
 import type { AuthOutcome } from "./auth.ts";
 import type { RequestTarget } from "./_request-target.ts";
 import type { RouteMatch } from "./routes.ts";
+import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { markDeprecated } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
+import { isHostValue } from "./_host.ts";
 import { createPetTexts } from "./_pet-texts.ts";
+import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_request-target.ts";
 import { createRouteMatcher, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
@@ -18,8 +21,8 @@ import { StoreUnavailableError } from "./store.ts";
 /** A Fetch API request handler, as `Bun.serve`, `Deno.serve` and most host frameworks take it. */
 export type Handler = (request: Request) => Promise<Response>;
 
-/** How to build the service. */
-export interface AppOptions {
+/** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
+export interface AppOptions extends PublicOriginOptions {
   /** Where pets are kept. */
   readonly store: PetStore;
   /** The bearer tokens accepted on every operation; at least one. */
@@ -61,8 +64,15 @@ export function createApp(options: AppOptions): App {
   const matchRoute = createRouteMatcher(ROUTES);
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard();
+  const originOf = createOriginResolver(options);
 
   async function respond(request: Request): Promise<Response> {
+    const host = request.headers.get("host");
+    // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
+    // before the URL is read (RFC 9112 §3.2 asks for 400 too).
+    if (host !== null && !isHostValue(host)) {
+      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`);
+    }
     const target = splitUrl(request.url);
     if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`);
     if (!target.path.startsWith(`${basePath}/`)) {
@@ -72,7 +82,7 @@ export function createApp(options: AppOptions): App {
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const route = match?.route;
-    const baseUrl = target.origin + basePath;
+    const baseUrl = originOf(request.headers, target.origin) + basePath;
     const response = await dispatch(request, match, target, baseUrl);
     return route?.deprecation === undefined ? response : markDeprecated(response, route.deprecation, baseUrl);
   }

@@ -11,6 +11,7 @@ import { readIdempotencyKey, REPLAY_HEADER } from "./idempotency.ts";
 import { jsonResponse } from "./json-response.ts";
 import { readJsonBody } from "./read-body.ts";
 import { validateNewPet } from "./validate-pet.ts";
+import { joinIssues } from "./validation.ts";
 
 const ACTION = "Cannot create pet";
 
@@ -21,7 +22,7 @@ export async function createPet(context: Context): Promise<Response> {
   const body = await readJsonBody(context.request, context.maxBodyBytes, ACTION);
   if (!body.ok) return body.issues; // the 400, 413 or 415 that refuses the body
   const pet = validateNewPet(body.value);
-  if (!pet.ok) return errorResponse("invalid_body", `${ACTION}: ${pet.issues.join("; ")}`);
+  if (!pet.ok) return errorResponse("invalid_body", `${ACTION}: ${joinIssues(pet.issues)}`);
   if (key.value === undefined) return created(context, await context.store.create(pet.value), false);
   return await createOnce(context, pet.value, key.value);
 }

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,

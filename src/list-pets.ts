@@ -8,6 +8,7 @@ import { taggedJsonResponse } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
 import { jsonResponse } from "./json-response.ts";
 import { validateListQuery } from "./validate-list-query.ts";
+import { joinIssues } from "./validation.ts";
 
 /**
  * Answers `GET /pets`: 200 with a bare JSON array, plus `Link: <…>; rel="next"` when more may follow.
@@ -16,7 +17,7 @@ import { validateListQuery } from "./validate-list-query.ts";
  */
 export async function listPets(context: Context): Promise<Response> {
   const query = validateListQuery(context.query);
-  if (!query.ok) return errorResponse("invalid_query", `Cannot list pets: ${query.issues.join("; ")}`);
+  if (!query.ok) return errorResponse("invalid_query", `Cannot list pets: ${joinIssues(query.issues)}`);
   const { limit } = query.value;
   // One pet more than asked tells whether a next page exists without a second query.
   const pets = await context.store.list({ ...query.value, limit: limit + 1 });

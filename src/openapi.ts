@@ -334,6 +334,7 @@ export const OPENAPI_DOCUMENT: Json = {
               "unauthorized",
               "not_found",
               "method_not_allowed",
+              "request_timeout",
               "idempotency_key_in_use",
               "payload_too_large",
               "unsupported_media_type",

@@ -46,6 +46,12 @@ function checkHeaders(headers: Headers, declaredLength: string | null, maxBytes:
       "accept-encoding": "identity",
     });
   }
+  // Bun and Deno refuse any other transfer coding before the service runs; Node passes
+  // `identity, chunked` on, so the service refuses it too, and every runtime answers 400.
+  const transferEncoding = headers.get("transfer-encoding");
+  if (transferEncoding !== null && transferEncoding.trim().toLowerCase() !== "chunked") {
+    return errorResponse("invalid_header", `${action}: Transfer-Encoding ${JSON.stringify(transferEncoding)} is not supported; send chunked or Content-Length`);
+  }
   if (Number(declaredLength ?? 0) > maxBytes) return tooLarge(maxBytes, action);
   return undefined;
 }

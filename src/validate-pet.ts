@@ -42,8 +42,9 @@ function parseObject(text: string, what: string): Validation<Record<string, unkn
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (error) {
-    return invalid([`${what} is not valid JSON (${(error as Error).message})`]);
+  } catch {
+    // The runtime's own parser text differs between Bun, Deno and Node: say it in one way.
+    return invalid([`${what} is not valid JSON`]);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return invalid([`${what} must be a JSON object, got ${describe(value)}`]);

@@ -54,3 +54,12 @@ export function describe(value: unknown): string {
   }
   return String(value);
 }
+
+/** How many issues an error message lists before it only counts the rest. */
+export const LISTED_ISSUES = 5;
+
+/** The issues joined for a message: the first few, then how many more, so a huge request cannot make a huge answer. */
+export function joinIssues(issues: readonly string[]): string {
+  const listed = issues.slice(0, LISTED_ISSUES).join("; ");
+  return issues.length <= LISTED_ISSUES ? listed : `${listed}; and ${issues.length - LISTED_ISSUES} more`;
+}

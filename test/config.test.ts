@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readConfig } from "../adapters/config.ts";
+import { DEFAULT_TIMEOUTS } from "../adapters/timeouts.ts";
+
+const DEFAULT_EDGE = { publicUrl: "", trustProxy: false, timeouts: DEFAULT_TIMEOUTS };
 
 describe("standalone settings", () => {
   test("defaults: port 8080, host 127.0.0.1, file store at data/pets.json, a generated key", () => {
@@ -14,6 +17,7 @@ describe("standalone settings", () => {
       dataFile: "data/pets.json",
       databaseUrl: "",
       log: "text",
+      edge: DEFAULT_EDGE,
     });
   });
 
@@ -27,7 +31,7 @@ describe("standalone settings", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", log: "text" },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", log: "text", edge: DEFAULT_EDGE },
     });
   });
 
@@ -42,6 +46,7 @@ describe("standalone settings", () => {
       dataFile: "d.json",
       databaseUrl: "",
       log: "text",
+      edge: DEFAULT_EDGE,
     });
   });
 
@@ -85,5 +90,23 @@ describe("standalone settings", () => {
     expect(problems.join("\n")).toContain("API_KEYS must be comma-separated bearer tokens");
     expect(problems.join("\n")).toContain('Unknown argument "--colour"');
     expect(problems).toContain("--port needs a value");
+  });
+
+  test("PUBLIC_URL, TRUST_PROXY and the three timeouts are read, flags winning", () => {
+    const env = { PUBLIC_URL: "https://pets.example/api", TRUST_PROXY: "true", HEADER_TIMEOUT: "3", IDLE_TIMEOUT: "9" };
+    const result = readConfig(env, ["--body-timeout", "7", "--idle-timeout=2"]);
+    expect(result.ok && result.value.edge).toEqual({
+      publicUrl: "https://pets.example/api",
+      trustProxy: true,
+      timeouts: { headerSeconds: 3, bodySeconds: 7, idleSeconds: 2 },
+    });
+  });
+
+  test("a bad PUBLIC_URL, TRUST_PROXY or timeout is reported", () => {
+    const result = readConfig({ PUBLIC_URL: "https://pets.example/", TRUST_PROXY: "yes", BODY_TIMEOUT: "0" }, []);
+    const problems = result.ok ? [] : result.issues;
+    expect(problems).toContain('PUBLIC_URL must not end with "/", got "https://pets.example/"');
+    expect(problems).toContain('TRUST_PROXY must be "true" or "false", got "yes"');
+    expect(problems).toContain('BODY_TIMEOUT must be a whole number of seconds from 1 to 255, got "0"');
   });
 });

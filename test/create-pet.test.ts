@@ -212,3 +212,18 @@ describe("POST /pets", () => {
     expect((await post(app, { name: "Rex the dog of the house", categoryId: 1 })).status).toBe(413);
   });
 });
+
+describe("POST /pets error messages", () => {
+  test("malformed JSON gets the service's own message, the same on every runtime", async () => {
+    const response = await post(testApp(), '{"name": "Rex", ');
+    expect((await errorOf(response)).message).toBe("Cannot create pet: body is not valid JSON");
+  });
+});
+
+describe("POST /pets framing", () => {
+  test("a Transfer-Encoding other than chunked answers 400 invalid_header, as Bun and Deno refuse it", async () => {
+    const response = await post(testApp(), { name: "Rex", categoryId: 1 }, { "transfer-encoding": "identity, chunked" });
+    expect(response.status).toBe(400);
+    expect((await errorOf(response)).code).toBe("invalid_header");
+  });
+});

@@ -1,5 +1,7 @@
 import type { Runtime } from "./server-process.ts";
 import { durabilitySuite } from "./durability-suite.ts";
+import { hardeningSuite } from "./hardening-suite.ts";
+import { hostileSuite } from "./hostile-suite.ts";
 import { httpSuite, serverTarget } from "./http-suite.ts";
 import { idempotencySuite } from "./idempotency-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
@@ -13,4 +15,6 @@ for (const runtime of RUNTIMES) {
   durabilitySuite(runtime);
   idempotencySuite(runtime);
   operationsSuite(runtime);
+  hardeningSuite(runtime);
+  hostileSuite(runtime);
 }

@@ -164,3 +164,14 @@ describe("GET /pets over many pets", () => {
     }
   });
 });
+
+describe("GET /pets with many bad parameters", () => {
+  test("7,000 unknown parameters answer 400 naming the first five and counting the rest", async () => {
+    const query = Array.from({ length: 7000 }, (_, i) => `p${i}=1`).join("&");
+    const response = await get(testApp(), `/v1/pets?${query}`);
+    expect(response.status).toBe(400);
+    const { message } = await errorOf(response);
+    expect(message).toEndWith("; and 6995 more");
+    expect(message.length).toBeLessThan(1000);
+  });
+});

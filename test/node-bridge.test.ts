@@ -31,6 +31,13 @@ describe("toNodeListener on Node", () => {
     expect(output).toContain("logged: handler failed on purpose");
   });
 
+  test("a body already read by a host's body parser answers 500 at once, naming the cause in the log, never hangs", async () => {
+    const response = await fetch(`${base}/after-body-parser`, { method: "POST", body: '{"name":"Rex"}', signal: AbortSignal.timeout(3000) });
+    expect(response.status).toBe(500);
+    expect(((await response.json()) as { code: string }).code).toBe("internal_error");
+    expect(output).toContain("a body parser before this handler already read it");
+  });
+
   test("a response body that fails midway cuts that connection only; the server keeps serving", async () => {
     const broken = await fetch(`${base}/broken-stream`).then((response) => response.text()).then(() => "whole", () => "cut");
     expect(broken).toBe("cut");

@@ -37,6 +37,8 @@ export interface StartOptions {
    * signals the whole group, as a supervisor or the OOM killer does.
    */
   readonly processGroup?: boolean;
+  /** Caps how many files and sockets the server may hold open at once (`ulimit -n`). */
+  readonly maxOpenFiles?: number;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -45,9 +47,11 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   const local = `node_modules/.bin/${command}`;
   const argv = [existsSync(local) ? local : command, ...args];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
-  const limited = options.maxFileKiB === undefined
-    ? argv
-    : ["bash", "-c", `trap '' XFSZ; ulimit -f ${options.maxFileKiB}; exec "$@"`, "bash", ...argv];
+  const limits = [
+    ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
+    ...(options.maxOpenFiles === undefined ? [] : [`ulimit -n ${options.maxOpenFiles}`]),
+  ];
+  const limited = limits.length === 0 ? argv : ["bash", "-c", `${limits.join("; ")}; exec "$@"`, "bash", ...argv];
   // `; exit` keeps the shell from exec'ing the server, so it stays its parent, as under npm.
   const grouped = options.processGroup === true ? ["setsid", "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
   const child = Bun.spawn(grouped, {

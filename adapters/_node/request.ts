@@ -11,9 +11,8 @@
  */
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { isHostValue } from "../../src/_host.ts";
 import { urlHost } from "../server.ts";
-
-const HOST_HEADER = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
 /** A request with only what the service's app reads, each part read from Node's request when asked for. */
 export function nodeRequest(incoming: IncomingMessage): Request {
@@ -48,7 +47,7 @@ export function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse
 /** The request's absolute URL, its origin from a well-formed Host header or else the socket's own address. */
 function absoluteUrl(incoming: IncomingMessage): string {
   const host = incoming.headers.host;
-  const origin = `http://${host !== undefined && HOST_HEADER.test(host) ? host : `${urlHost(incoming.socket.localAddress ?? "localhost")}:${incoming.socket.localPort}`}`;
+  const origin = `http://${host !== undefined && isHostValue(host) ? host : `${urlHost(incoming.socket.localAddress ?? "localhost")}:${incoming.socket.localPort}`}`;
   const target = incoming.url ?? "/";
   return target.startsWith("/") ? origin + target : target;
 }
@@ -84,6 +83,14 @@ function headerValue(incoming: IncomingMessage, name: string): string | null {
 
 function headerPairs(incoming: IncomingMessage): [string, string][] {
   return Object.entries(incoming.headersDistinct).map(([name, values]) => [name, (values ?? []).join(", ")]);
+}
+
+/**
+ * Whether the request had a body that something before the bridge has already read to its end (a
+ * host's body parser, such as Express's `express.json()`): a stream of it would never end.
+ */
+export function bodyConsumed(incoming: IncomingMessage): boolean {
+  return incoming.readableEnded && hasBody(incoming);
 }
 
 function hasBody(incoming: IncomingMessage): boolean {

@@ -1,0 +1,183 @@
+/**
+ * @module
+ * What one client must not be able to do to the standalone server: run it out of file
+ * descriptors, hold connections open without end, or lose answers when it stops under load. Run
+ * for every runtime by `http.test.ts`.
+ */
+import { describe, expect, test } from "bun:test";
+import type { Socket } from "node:net";
+import type { Pet } from "../src/mod.ts";
+import type { Runtime } from "./server-process.ts";
+import { openSocket, rawExchange } from "./raw-http.ts";
+import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
+
+const KEY = "hardening-key";
+const AUTH = { authorization: `Bearer ${KEY}` };
+const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
+
+/**
+ * How long each runtime takes to cut a connection that is slow with its headers or idle after an
+ * answer, with HEADER_TIMEOUT=1 and IDLE_TIMEOUT=1 (`undefined`: never; the README says why).
+ * Bun checks its timers on a 4-second tick, and keeps a fixed 10 s before the first request.
+ */
+const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined; readonly idle: number | undefined }> = {
+  bun: { header: 15, idle: 9 },
+  // Deno.serve 2.9 has no header or idle timeout, and nothing else sees a connection before its headers.
+  deno: { header: undefined, idle: undefined },
+  node: { header: 3, idle: 3 },
+};
+
+/** Registers the hardening tests for one runtime. */
+export function hardeningSuite(runtime: Runtime): void {
+  describe(`hardening on ${runtime}`, () => {
+    test("more connections than file descriptors do not stop the server; it serves again once they close", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY }, { maxOpenFiles: 256 });
+      const sockets: Socket[] = [];
+      try {
+        const created = await fetch(`${server.url}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name":"Kept","categoryId":1}' });
+        expect(created.status).toBe(201);
+        for (let i = 0; i < 400; i++) {
+          const socket = openSocket(server.url);
+          socket.on("error", () => {});
+          socket.on("connect", () => socket.write("GET /v1/pets HTTP/1.1\r\n"));
+          sockets.push(socket);
+        }
+        await Bun.sleep(2000);
+        for (const socket of sockets) socket.destroy();
+        const pet = await eventually(async () => await (await fetch(`${server.url}/pets/1`, { headers: AUTH })).json() as Pet, 10_000);
+        expect(pet.name).toBe("Kept");
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await server.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    describe("with HEADER_TIMEOUT=1, BODY_TIMEOUT=2 and IDLE_TIMEOUT=1", () => {
+      const timeouts = { STORE: "memory", API_KEYS: KEY, HEADER_TIMEOUT: "1", BODY_TIMEOUT: "2", IDLE_TIMEOUT: "1" };
+      const { header, idle } = CUT_WITHIN_SECONDS[runtime];
+      const described = (seconds: number | undefined) => (seconds === undefined ? "kept open (the runtime has no such timeout)" : `closed within ${seconds} s`);
+
+      test(`a connection that sends nothing is ${described(header)}`, async () => {
+        const server = await startServer(runtime, timeouts);
+        try {
+          const result = await rawExchange(server.url, [], { timeoutMs: (header ?? 4) * 1000 });
+          expect(result.closed).toBe(header !== undefined);
+        } finally {
+          await server.stop("SIGKILL");
+        }
+      }, 30_000);
+
+      test(`headers sent a byte at a time are ${described(header)}, unanswered or with 408`, async () => {
+        const server = await startServer(runtime, timeouts);
+        try {
+          const request = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(200)}\r\n\r\n`;
+          const result = await rawExchange(server.url, [...request], { gapMs: 50, timeoutMs: (header ?? 4) * 1000 });
+          // Node answers its own bare 408 before closing.
+          expect(result.closed && (result.status === undefined || result.status === 408)).toBe(header !== undefined);
+        } finally {
+          await server.stop("SIGKILL");
+        }
+      }, 30_000);
+
+      test("a body that trickles in is answered 408 or cut off, and nothing is stored", async () => {
+        const server = await startServer(runtime, timeouts);
+        try {
+          const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n`;
+          const result = await rawExchange(server.url, [head, ...'{"name":"Slow","categoryId":1}'], { gapMs: 200, timeoutMs: 6000 });
+          // Deno answers 408 but, with no handle on the connection, cannot close it under a client still sending.
+          expect(result.status === 408 || (result.closed && result.status === undefined)).toBe(true);
+          expect(await (await fetch(`${server.url}/pets`, { headers: AUTH })).json()).toEqual([]);
+        } finally {
+          await server.stop("SIGKILL");
+        }
+      }, 20_000);
+
+      test(`an idle keep-alive connection is ${described(idle)} after its answer`, async () => {
+        const server = await startServer(runtime, timeouts);
+        try {
+          const request = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`;
+          const result = await rawExchange(server.url, [request], { timeoutMs: (idle ?? 4) * 1000 });
+          expect(result.status).toBe(200);
+          expect(result.closed).toBe(idle !== undefined);
+        } finally {
+          await server.stop("SIGKILL");
+        }
+      }, 20_000);
+    });
+
+    test("with PUBLIC_URL, Location and Link name it whatever Host the client sent", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, PUBLIC_URL: "https://pets.example/api" });
+      try {
+        const created = await fetch(`${server.url}/pets`, { method: "POST", headers: { ...JSON_AUTH, host: "evil.example" }, body: '{"name":"Rex","categoryId":1}' });
+        expect(created.headers.get("location")).toBe("https://pets.example/api/v1/pets/1");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("with TRUST_PROXY=true, Location follows X-Forwarded-Proto and X-Forwarded-Host", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, TRUST_PROXY: "true" });
+      try {
+        const headers = { ...JSON_AUTH, "x-forwarded-proto": "https", "x-forwarded-host": "pets.example" };
+        const created = await fetch(`${server.url}/pets`, { method: "POST", headers, body: '{"name":"Rex","categoryId":1}' });
+        expect(created.headers.get("location")).toBe("https://pets.example/v1/pets/1");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("SIGTERM under keep-alive load: every request is answered or refused, the store closes, exit 0", async () => {
+      const dataFile = tempDataFile();
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });
+      const acknowledged: number[] = [];
+      const outcomes = new Map<string, number>();
+      const client = async (n: number) => {
+        // Each client goes on until the server turns it away, as a client that retries later would.
+        for (let i = 0; ; i++) {
+          try {
+            const response = await fetch(`${server.url}/pets`, { method: "POST", headers: JSON_AUTH, body: `{"name":"c${n}-${i}","categoryId":${n}}` });
+            const outcome = String(response.status);
+            outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+            if (response.status === 201) acknowledged.push(((await response.json()) as Pet).id);
+            else await response.arrayBuffer();
+            if (response.status !== 201) return;
+          } catch (error) {
+            const code = (error as { code?: string }).code ?? String(error);
+            outcomes.set(code, (outcomes.get(code) ?? 0) + 1);
+            return;
+          }
+        }
+      };
+      const clients = Array.from({ length: 20 }, (_, n) => client(n));
+      await Bun.sleep(700);
+      const started = Date.now();
+      const code = await server.stop("SIGTERM");
+      await Promise.all(clients);
+      expect(code).toBe(0);
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(server.output()).toContain("stopped");
+      // An answer, a 503 on a connection already open, or a refused new connection: never a reset.
+      expect([...outcomes.keys()].filter((outcome) => !["201", "503", "ConnectionRefused", "ECONNREFUSED"].includes(outcome))).toEqual([]);
+      const restarted = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });
+      try {
+        for (const id of acknowledged.slice(-50)) expect((await fetch(`${restarted.url}/pets/${id}`, { headers: AUTH })).status).toBe(200);
+      } finally {
+        await restarted.stop("SIGKILL");
+      }
+    }, 30_000);
+  });
+}
+
+/** The value `attempt` gives once it stops throwing, trying until `timeoutMs` has passed. */
+async function eventually<T>(attempt: () => Promise<T>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await Bun.sleep(200);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { describe, expect, test } from "bun:test";
+import { AUTH, createPets, errorOf, post, testApp } from "./helpers.ts";
+
+/** A request to the app as a runtime would hand it over: the URL built from Host, Host kept as a header. */
+function fromHost(app: ReturnType<typeof testApp>, host: string, path: string, init: RequestInit = {}): Promise<Response> {
+  return app.fetch(new Request(`http://${host}${path}`, { ...init, headers: { ...AUTH, host, ...init.headers } }));
+}
+
+describe("Host and the public origin", () => {
+  test.each(["x/v1/openapi.json?", 'evil.example>; rel="next", <x', "user@evil.example", "a b"])(
+    "a Host of %p answers 400 invalid_header and stores nothing",
+    async (host) => {
+      const app = testApp();
+      const response = await app.fetch(new Request("http://placeholder/v1/pets", {
+        method: "POST",
+        headers: { ...AUTH, host, "content-type": "application/json" },
+        body: '{"name":"Rex","categoryId":1}',
+      }));
+      expect(response.status).toBe(400);
+      expect((await errorOf(response)).code).toBe("invalid_header");
+      expect(await app.store.list({ limit: 10, after: 0 })).toEqual([]);
+    },
+  );
+
+  test("without a public URL, Location follows a well-formed Host", async () => {
+    const response = await fromHost(testApp(), "pets.example:8080", "/v1/pets", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":"Rex","categoryId":1}',
+    });
+    expect(response.headers.get("location")).toBe("http://pets.example:8080/v1/pets/1");
+  });
+
+  test("a request URL that is only a path (Bun without Host) gets relative links", async () => {
+    const app = testApp();
+    const response = await post(app, { name: "Rex", categoryId: 1 });
+    expect(response.status).toBe(201);
+    const relative = await app.fetch({ method: "GET", url: "/v1/pets/1", headers: new Headers(AUTH) } as unknown as Request);
+    expect(relative.headers.get("link")).toBe('</v1/pets>; rel="successor-version"');
+  });
+
+  test("publicUrl is used for Location and Link whatever Host says", async () => {
+    const app = testApp({ publicUrl: "https://api.example.com/pets-api" });
+    await createPets(app, [{ name: "a", categoryId: 1 }, { name: "b", categoryId: 1 }]);
+    const created = await fromHost(app, "evil.example", "/v1/pets", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"name":"c","categoryId":1}',
+    });
+    expect(created.headers.get("location")).toBe("https://api.example.com/pets-api/v1/pets/3");
+    const page = await fromHost(app, "evil.example", "/v1/pets?limit=1");
+    expect(page.headers.get("link")).toBe('<https://api.example.com/pets-api/v1/pets?limit=1&after=1>; rel="next"');
+  });
+
+  test.each(["ftp://x", "https://x/", "https://x?a=1", "https://user@x", "not a url", "HTTPS://X"])(
+    "publicUrl %p is refused when the app is built",
+    (publicUrl) => {
+      expect(() => testApp({ publicUrl })).toThrow("publicUrl");
+    },
+  );
+
+  test("forwarded headers are ignored unless trustProxy is set", async () => {
+    const headers = { forwarded: "proto=https;host=evil.example", "x-forwarded-host": "evil.example" };
+    const response = await fromHost(testApp(), "pets.test", "/v1/pets/1", { headers });
+    expect(response.headers.get("link")).toBe('<http://pets.test/v1/pets>; rel="successor-version"');
+  });
+
+  test("with trustProxy, Forwarded gives the scheme and host", async () => {
+    const app = testApp({ trustProxy: true });
+    const response = await fromHost(app, "10.0.0.2:8080", "/v1/pets/1", { headers: { forwarded: 'for=1.2.3.4;proto=https;host="pets.example"' } });
+    expect(response.headers.get("link")).toBe('<https://pets.example/v1/pets>; rel="successor-version"');
+  });
+
+  test("with trustProxy, X-Forwarded-Proto and X-Forwarded-Host are used when Forwarded is absent", async () => {
+    const app = testApp({ trustProxy: true });
+    const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "pets.example, inner.proxy" };
+    const response = await fromHost(app, "10.0.0.2:8080", "/v1/pets/1", { headers });
+    expect(response.headers.get("link")).toBe('<https://pets.example/v1/pets>; rel="successor-version"');
+  });
+
+  test("with trustProxy, a malformed forwarded host is not written: the request's own origin is", async () => {
+    const app = testApp({ trustProxy: true });
+    const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example>; rel=next" };
+    const response = await fromHost(app, "pets.test", "/v1/pets/1", { headers });
+    expect(response.headers.get("link")).toBe('<http://pets.test/v1/pets>; rel="successor-version"');
+  });
+});
+
+describe("paths in one normal form", () => {
+  test.each([["/v1/x/../pets/1", 200], ["/v1/pets/./1", 200], ["/v1/pets/%2e%2E/pets/1", 200], ["/v1/pets/..", 404]])(
+    "%s is resolved as a URL parser resolves it (answers %d)",
+    async (path, status) => {
+      const app = testApp();
+      await createPets(app, [{ name: "Rex", categoryId: 1 }]);
+      const response = await fromHost(app, "pets.test", path);
+      expect(response.status).toBe(status);
+    },
+  );
+
+  test("characters a URL must encode are echoed percent-encoded, as Bun hands them over", async () => {
+    const response = await fromHost(testApp(), "pets.test", "/v1/pets/{petId}", { method: "PUT" });
+    expect((await errorOf(response)).message).toBe("Cannot PUT /v1/pets/%7BpetId%7D: allowed methods are GET, HEAD");
+  });
+});
+
+describe("mounted under a prefix", () => {
+  test("a host that strips /pets-api, with publicUrl holding it, gets Location and Link under /pets-api", async () => {
+    const app = testApp({ publicUrl: "https://example.com/pets-api" });
+    await createPets(app, [{ name: "a", categoryId: 1 }, { name: "b", categoryId: 1 }]);
+    // What Hono's app.mount and Express's app.use("/pets-api", …) hand over: the path without the prefix.
+    const strip = (request: Request) => app.fetch(new Request(request.url.replace("/pets-api/", "/"), request));
+    const page = await strip(new Request("https://example.com/pets-api/v1/pets?limit=1", { headers: AUTH }));
+    expect(page.headers.get("link")).toBe('<https://example.com/pets-api/v1/pets?limit=1&after=1>; rel="next"');
+  });
+
+  test("a host that passes the whole path on, with basePath holding the prefix, needs no publicUrl", async () => {
+    const app = testApp({ basePath: "/pets-api/v1" });
+    const mounted = await app.fetch(new Request("https://example.com/pets-api/v1/pets", {
+      method: "POST",
+      headers: { ...AUTH, "content-type": "application/json" },
+      body: '{"name":"b","categoryId":1}',
+    }));
+    expect(mounted.headers.get("location")).toBe("https://example.com/pets-api/v1/pets/1");
+  });
+});
