@@ -25,6 +25,8 @@
  */
 import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../src/mod.ts";
 import { StoreUnavailableError, withId } from "../src/mod.ts";
+import { againIfUndone, createFailure, describeError, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_postgres/failures.ts";
+import { createSchema } from "./_postgres/schema.ts";
 
 /** A tagged template that runs one query with its values sent as parameters, resolving with the rows. */
 export type SqlQuery = (strings: TemplateStringsArray, ...values: readonly SqlValue[]) => PromiseLike<readonly Row[]>;
@@ -52,7 +54,7 @@ export interface PostgresStoreOptions {
 }
 
 /** The schema version this code creates and reads. */
-export const SCHEMA_VERSION = 1;
+export { SCHEMA_VERSION } from "./_postgres/schema.ts";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;
@@ -67,52 +69,6 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   }
   return postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH);
 }
-
-/**
- * Creates the tables on first open. Several instances may start at once, and concurrent
- * `create table if not exists` can collide, so the work is done under a transaction-level
- * advisory lock.
- */
-async function createSchema(sql: SqlClient): Promise<void> {
-  const version = await sql.begin(async (tx) => {
-    await tx`select pg_advisory_xact_lock(${ADVISORY_LOCK_KEY})`;
-    await tx`create table if not exists animal_store (
-      singleton boolean primary key default true check (singleton),
-      schema_version integer not null,
-      last_pet_id bigint not null
-    )`;
-    // DDL takes no parameters: the bounds are MAX_EXACT_INTEGER (2^53 - 1) and NAME_MAX_LENGTH.
-    await tx`create table if not exists pets (
-      id bigint primary key check (id between 1 and 9007199254740991),
-      name text not null check (char_length(name) between 1 and 200),
-      category_id bigint not null check (category_id between -9007199254740991 and 9007199254740991),
-      status text check (status in ('available', 'pending', 'sold'))
-    )`;
-    await tx`create index if not exists pets_available_id on pets (id) where status = 'available'`;
-    await tx`create index if not exists pets_pending_id on pets (id) where status = 'pending'`;
-    await tx`create index if not exists pets_sold_id on pets (id) where status = 'sold'`;
-    // Added after schema version 1 shipped, and only ever read by code that creates it: no version bump.
-    await tx`create table if not exists pet_idempotency_keys (
-      client text not null,
-      key text not null,
-      pet_id bigint not null,
-      created_at timestamptz not null default now(),
-      primary key (client, key)
-    )`;
-    await tx`create index if not exists pet_idempotency_keys_created_at on pet_idempotency_keys (created_at)`;
-    await tx`insert into animal_store (schema_version, last_pet_id) values (${SCHEMA_VERSION}, 0) on conflict do nothing`;
-    const rows = await tx`select schema_version from animal_store`;
-    return Number(rows[0]?.["schema_version"]);
-  });
-  if (version !== SCHEMA_VERSION) {
-    throw new Error(
-      `the database holds animal-store schema version ${version}; this version of animal-store reads version ${SCHEMA_VERSION}, so upgrade it`,
-    );
-  }
-}
-
-/** An arbitrary key that names this schema's setup lock among the database's advisory locks. */
-const ADVISORY_LOCK_KEY = 7_086_514_322;
 
 interface PendingCreate {
   readonly pet: NewPet;
@@ -326,85 +282,10 @@ async function read(query: () => PromiseLike<readonly Row[]>, timeoutMs: number)
   }
 }
 
-/**
- * Runs `attempt`, and once more when it failed in a way that left nothing done. After a database
- * restart, each pooled connection fails its first query; the second attempt gets a new one.
- */
-async function againIfUndone<T>(attempt: () => PromiseLike<T>, leftNothingDone: (error: unknown) => boolean): Promise<T> {
-  try {
-    return await attempt();
-  } catch (error) {
-    if (!leftNothingDone(error)) throw error;
-    return await attempt();
-  }
-}
-
-/** Whether a failed create was rolled back by the server for a reason a retry may cure. */
-function wasRolledBack(error: unknown): boolean {
-  const state = sqlState(error);
-  return state !== undefined && isTransient(state);
-}
-
-/** Whether a failure is one a retry may cure (every failure but a server error naming a bug). */
-function isTransientFailure(error: unknown): boolean {
-  const state = sqlState(error);
-  return state === undefined || isTransient(state);
-}
-
 /** A stored pet from a row; bigint columns may come back as strings, numbers or `BigInt`s. */
 function petFromRow(row: Row): Pet {
   const status = row["status"];
   const pet = { name: String(row["name"]), categoryId: Number(row["category_id"]) };
   // The table's check constraint admits only the status values.
   return withId(Number(row["id"]), status === null || status === undefined ? pet : { ...pet, status: status as PetStatus });
-}
-
-/** The error a failed query is answered with: `StoreUnavailableError` when retrying may help. */
-function createFailure(error: unknown, isCreate: boolean): Error {
-  if (error instanceof StoreUnavailableError) return error;
-  if (!isTransientFailure(error)) return error instanceof Error ? error : new Error(String(error));
-  const state = sqlState(error);
-  // A server error means the transaction was rolled back; anything else may have hit after commit.
-  const outcome = !isCreate ? "" : state === undefined ? "; the pet may or may not have been created" : "; no pet was created";
-  return new StoreUnavailableError(`the database is unavailable (${describeError(error)})${outcome}`);
-}
-
-function timeoutFailure(sent: boolean, timeoutMs: number): StoreUnavailableError {
-  const outcome = sent ? "; the pet may or may not have been created" : "; no pet was created";
-  return new StoreUnavailableError(`the database did not answer within ${timeoutMs} ms${outcome}`);
-}
-
-/**
- * Whether an SQLSTATE names a failure a retry may cure: connection (08), transaction rollback such
- * as serialization failure or deadlock (40), insufficient resources (53), operator intervention
- * such as a shutdown or a statement timeout (57), system errors (58), and a read-only database
- * (25006, as during a failover). Others (syntax, constraint, a dropped table) are bugs or damage.
- */
-function isTransient(state: string): boolean {
-  return ["08", "40", "53", "57", "58"].includes(state.slice(0, 2)) || state === "25006";
-}
-
-/**
- * The SQLSTATE of a server error: postgres.js puts it in `code`, Bun's `SQL` in `errno` (its
- * `code` is `ERR_POSTGRES_SERVER_ERROR`). Connection errors from either have none.
- */
-function sqlState(error: unknown): string | undefined {
-  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
-  const candidate = typeof errno === "string" ? errno : code;
-  return typeof candidate === "string" && /^[0-9A-Z]{5}$/.test(candidate) && /^[0-9]/.test(candidate) ? candidate : undefined;
-}
-
-function describeError(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Rejects with `StoreUnavailableError` when `promise` has not settled within `ms`. */
-function withDeadline<T>(promise: PromiseLike<T>, ms: number): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new StoreUnavailableError(`the database did not answer within ${ms} ms`)), ms);
-    promise.then(
-      (value) => (clearTimeout(timer), resolve(value)),
-      (error: unknown) => (clearTimeout(timer), reject(error)),
-    );
-  });
 }
