@@ -40,6 +40,7 @@ export function createFailure(error: unknown, isCreate: boolean): Error {
   return new StoreUnavailableError(`the database is unavailable (${describeError(error)})${outcome}`);
 }
 
+/** The 503 for a create its deadline answered: whether it was sent decides what may have happened. */
 export function timeoutFailure(sent: boolean, timeoutMs: number): StoreUnavailableError {
   const outcome = sent ? "; the pet may or may not have been created" : "; no pet was created";
   return new StoreUnavailableError(`the database did not answer within ${timeoutMs} ms${outcome}`);
@@ -65,6 +66,7 @@ export function sqlState(error: unknown): string | undefined {
   return typeof candidate === "string" && /^[0-9A-Z]{5}$/.test(candidate) && /^[0-9]/.test(candidate) ? candidate : undefined;
 }
 
+/** An error's message, for the text of the failure that wraps it. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
