@@ -26,7 +26,7 @@ import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../src/mod.ts";
 import { createKeyTable, tableKey } from "../src/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
 import type { FileLock } from "./file-lock.ts";
-import type { FileIdentity } from "./lost-data-file.ts";
+import type { FileIdentity, Loss } from "./lost-data-file.ts";
 import type { JournalKey } from "./pet-journal.ts";
 import { syncFolder, writeDurably } from "./durable-write.ts";
 import { acquireLock, errorCode } from "./file-lock.ts";
@@ -166,24 +166,28 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     pending = [];
   }
 
-  /** Whether the file was lost (see `lost-data-file.ts`); if so, saves what was acknowledged and fails the store. */
-  async function stopIfLost(batch: readonly PendingCreate[]): Promise<boolean> {
-    // A path that cannot be checked (EACCES, say) is left to the write, which then fails too.
-    const loss = await lossOf(path, opened, lock).catch(() => undefined);
-    if (loss === undefined) return false;
+  /** Saves what was acknowledged and fails the store, once the file was lost (see `lost-data-file.ts`). */
+  async function stopFor(loss: Loss, batch: readonly PendingCreate[]): Promise<void> {
     const reason = await rescue(file, committedSize, path, loss);
     logger.warn(`${path}: ${reason}`);
     fail(batch, new StoreUnavailableError(reason));
-    return true;
   }
 
   async function writeBatch(batch: readonly PendingCreate[]): Promise<void> {
-    if (await stopIfLost(batch)) return;
+    // Before writing only the lock needs checking: without it another server may own the file. A
+    // deleted or replaced file takes the write harmlessly, and is caught before anything is acknowledged.
+    if (!(await lock.isHeld().catch(() => true))) {
+      // The lock goes with a removed folder: find out what happened to the file as well.
+      return await stopFor((await lossOf(path, opened, lock).catch(() => undefined)) ?? "unlocked", batch);
+    }
     const lines = batch.map((entry) => `${journalLine(entry.pet, entry.key)}\n`).join("");
     let written: number;
+    let loss: Loss | undefined;
     try {
       written = await writeAt(file, lines, committedSize);
-      await file.datasync();
+      // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
+      // as in place): the batch is acknowledged only once both are done, and never if the file was lost.
+      [, loss] = await Promise.all([file.datasync(), lossOf(path, opened, lock).catch(() => undefined)]);
     } catch (error) {
       await file.truncate(committedSize).catch(() => {}); // best effort: a torn tail is dropped on load anyway
       fail(batch, new StoreUnavailableError(
@@ -191,8 +195,7 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
       ));
       return;
     }
-    // The batch is written but not acknowledged: if the file was lost meanwhile, it never is.
-    if (await stopIfLost(batch)) return;
+    if (loss !== undefined) return await stopFor(loss, batch);
     committedSize += written;
     for (const entry of batch) {
       addPet(index, entry.pet);

@@ -4,9 +4,9 @@
  *
  * Deleting the file, removing its folder, or renaming another file over it (an editor's save, a
  * sync tool, a restore from backup) leaves the server writing into a file no path leads to: every
- * pet it acknowledges then is gone at the next start. So before writing and again before
- * acknowledging, the store checks that the path still leads to the file it opened (same device and
- * inode) and that the lock is still its own.
+ * pet it acknowledges then is gone at the next start. So before acknowledging, the store checks
+ * that the path still leads to the file it opened (same device and inode) and that the lock is
+ * still its own (the lock also before writing).
  */
 import type { FileHandle } from "node:fs/promises";
 import { link, mkdir, stat, unlink } from "node:fs/promises";
@@ -26,15 +26,20 @@ export type Loss = "deleted" | "replaced" | "unlocked";
 
 /** How the data file was lost, or `undefined` while the path leads to the open file and the lock is ours. */
 export async function lossOf(path: string, opened: FileIdentity, lock: FileLock): Promise<Loss | undefined> {
-  let current: FileIdentity;
+  const [current, held] = await Promise.all([identityAt(path), lock.isHeld()]);
+  if (current === undefined) return "deleted";
+  if (current.dev !== opened.dev || current.ino !== opened.ino) return "replaced";
+  return held ? undefined : "unlocked";
+}
+
+/** The device and inode `path` leads to, or `undefined` when nothing is there. */
+async function identityAt(path: string): Promise<FileIdentity | undefined> {
   try {
-    current = await stat(path);
+    return await stat(path);
   } catch (error) {
-    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return "deleted";
+    if (errorCode(error) === "ENOENT" || errorCode(error) === "ENOTDIR") return undefined;
     throw error;
   }
-  if (current.dev !== opened.dev || current.ino !== opened.ino) return "replaced";
-  return (await lock.isHeld()) ? undefined : "unlocked";
 }
 
 /**
