@@ -20,17 +20,7 @@ export interface StoreCheck {
 
 /** The store contract as checks against stores made by `open` (each check gets a fresh, empty one). */
 export function storeChecks(open: () => Promise<PetStore>): StoreCheck[] {
-  const check = (name: string, body: (store: PetStore) => Promise<void>): StoreCheck => ({
-    name,
-    run: async () => {
-      const store = await open();
-      try {
-        await body(store);
-      } finally {
-        await store.close();
-      }
-    },
-  });
+  const check = (name: string, body: (store: PetStore) => Promise<void>) => checkOn(open, name, body);
   return [
     check("create assigns positive, unique, increasing ids and keeps the fields", createKeepsFields),
     check("get returns the pet, or undefined for an id never assigned", getFindsOrMisses),
@@ -44,18 +34,11 @@ export function storeChecks(open: () => Promise<PetStore>): StoreCheck[] {
  * for stores that have them, against stores made by `open` (each check gets a fresh, empty one).
  */
 export function idempotencyChecks(open: () => Promise<PetStore>): StoreCheck[] {
-  const check = (name: string, body: (store: PetStore, createWithKey: CreateWithKey) => Promise<void>): StoreCheck => ({
-    name,
-    run: async () => {
-      const store = await open();
-      try {
-        expectTrue(store.createWithKey !== undefined, "the store has createWithKey");
-        await body(store, store.createWithKey!.bind(store));
-      } finally {
-        await store.close();
-      }
-    },
-  });
+  const check = (name: string, body: (store: PetStore, createWithKey: CreateWithKey) => Promise<void>) =>
+    checkOn(open, name, (store) => {
+      expectTrue(store.createWithKey !== undefined, "the store has createWithKey");
+      return body(store, store.createWithKey!.bind(store));
+    });
   return [
     check("the first create with a key stores the pet; a repeat stores nothing and resolves with the same pet, replayed", repeatReplays),
     check("a repeat with other fields resolves with the pet the key first produced, and stores nothing", otherFieldsReplay),
@@ -66,6 +49,21 @@ export function idempotencyChecks(open: () => Promise<PetStore>): StoreCheck[] {
       expectEqual("health()", await store.health?.(), { ok: true });
     }),
   ];
+}
+
+/** A check that runs `body` on a fresh store from `open`, and closes the store whatever happens. */
+function checkOn(open: () => Promise<PetStore>, name: string, body: (store: PetStore) => Promise<void>): StoreCheck {
+  return {
+    name,
+    run: async () => {
+      const store = await open();
+      try {
+        await body(store);
+      } finally {
+        await store.close();
+      }
+    },
+  };
 }
 
 type CreateWithKey = (pet: NewPet, key: IdempotencyKey) => Promise<KeyedCreate>;
