@@ -30,7 +30,8 @@ export const connectPostgresJs: ConnectPostgres = async (url) => {
   try {
     postgres = (await import("postgres")).default;
   } catch (error) {
-    throw new Error(`STORE=postgres on this runtime needs the postgres.js client: run "npm install postgres" (${String(error)})`);
+    const cause = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    throw new Error(`STORE=postgres on this runtime needs the postgres.js client: run "npm install postgres" (${cause})`);
   }
   const sql = postgres(url, {
     connection: CONNECTION_PARAMETERS,
