@@ -24,23 +24,35 @@ const QUIET_MS = 250;
 /** The longest the stop waits for quiet (new connections keep coming to a runtime that still listens). */
 const QUIET_WAIT_LIMIT_MS = 2000;
 
-/** Wraps a handler so that it can be drained. */
+/**
+ * Wraps a handler so that it can be drained. The wrapper is not an `async` function but hands on
+ * the handler's own promise with one `then`: it sits in front of every request on every runtime,
+ * and an `async` layer with `await` cost more (bench/RESULTS.md, "Where the time goes").
+ */
 export function createDraining(handler: Handler): Draining {
   let inFlight = 0;
   let closing = false;
   let lastArrival = 0;
-  const wrapped: Handler = async (request) => {
+  const answered = (response: Response) => {
+    inFlight--;
+    if (closing) response.headers.set("connection", "close");
+    return response;
+  };
+  const failed = (error: unknown) => {
+    inFlight--;
+    throw error;
+  };
+  const wrapped: Handler = (request) => {
     if (closing) {
       lastArrival = Date.now();
-      return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
+      return Promise.resolve(errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" }));
     }
     inFlight++;
     try {
-      const response = await handler(request);
-      if (closing) response.headers.set("connection", "close");
-      return response;
-    } finally {
+      return handler(request).then(answered, failed);
+    } catch (error) {
       inFlight--;
+      return Promise.reject(error);
     }
   };
   const drain = async () => {
