@@ -82,22 +82,22 @@ export class RecordHeaders {
   }
 
   /** The headers as name-value pairs. */
-  entries(): HeadersIterator<[string, string]> {
+  entries(): ReturnType<Headers["entries"]> {
     return this.#materialized().entries();
   }
 
   /** The header names. */
-  keys(): HeadersIterator<string> {
+  keys(): ReturnType<Headers["keys"]> {
     return this.#materialized().keys();
   }
 
   /** The header values. */
-  values(): HeadersIterator<string> {
+  values(): ReturnType<Headers["values"]> {
     return this.#materialized().values();
   }
 
   /** The headers as name-value pairs. */
-  [Symbol.iterator](): HeadersIterator<[string, string]> {
+  [Symbol.iterator](): ReturnType<Headers["entries"]> {
     return this.#materialized()[Symbol.iterator]();
   }
 
