@@ -37,6 +37,11 @@ describe("FastResponse, the Node adapter's Response", () => {
     expect(() => response.headers.set("x-b", "1\r\nx-c: 2")).toThrow(TypeError);
   });
 
+  test("a header value holding a character past U+00FF is refused with a TypeError, as Headers refuses it", () => {
+    const response = make("x", { headers: { "x-a": "1" } });
+    expect(() => response.headers.set("x-b", "\u0100")).toThrow(TypeError);
+  });
+
   test("appended values and Set-Cookie headers reach Node as a real Headers holds them", () => {
     const response = make("x", { headers: { "x-a": "1" } });
     response.headers.append("x-a", "2");

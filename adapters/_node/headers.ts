@@ -10,10 +10,10 @@
  * the headers for good.
  */
 
-// RFC 9110 §5.6.2: a field name is a token. The Fetch API refuses NUL, CR and LF in a value and
-// strips HTTP whitespace from its ends.
+// RFC 9110 §5.6.2: a field name is a token. The Fetch API refuses NUL, CR, LF and anything past
+// U+00FF (not a byte) in a value, and strips HTTP whitespace from its ends.
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FORBIDDEN_IN_VALUE = /[\0\r\n]/;
+const FORBIDDEN_IN_VALUE = /[\0\r\n\u0100-\uffff]/;
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 /** A `Headers` over a plain record of lowercase names, or `undefined` when `init` is not one. */
@@ -117,6 +117,6 @@ function checkedName(name: string): string {
 
 function checkedValue(value: string): string {
   const normal = String(value).replace(EDGE_WHITESPACE, "");
-  if (FORBIDDEN_IN_VALUE.test(normal)) throw new TypeError(`Cannot use header value ${JSON.stringify(value)}: it holds NUL, CR or LF`);
+  if (FORBIDDEN_IN_VALUE.test(normal)) throw new TypeError(`Cannot use header value ${JSON.stringify(value)}: it holds NUL, CR, LF or a character past U+00FF`);
   return normal;
 }
