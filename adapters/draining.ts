@@ -24,35 +24,23 @@ const QUIET_MS = 250;
 /** The longest the stop waits for quiet (new connections keep coming to a runtime that still listens). */
 const QUIET_WAIT_LIMIT_MS = 2000;
 
-/**
- * Wraps a handler so that it can be drained. The wrapper is not an `async` function but hands on
- * the handler's own promise with one `then`: it sits in front of every request on every runtime,
- * and an `async` layer with `await` cost more (bench/RESULTS.md, "Where the time goes").
- */
+/** Wraps a handler so that it can be drained. */
 export function createDraining(handler: Handler): Draining {
   let inFlight = 0;
   let closing = false;
   let lastArrival = 0;
-  const answered = (response: Response) => {
-    inFlight--;
-    if (closing) response.headers.set("connection", "close");
-    return response;
-  };
-  const failed = (error: unknown) => {
-    inFlight--;
-    throw error;
-  };
-  const wrapped: Handler = (request) => {
+  const wrapped: Handler = async (request) => {
     if (closing) {
       lastArrival = Date.now();
-      return Promise.resolve(errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" }));
+      return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
     }
     inFlight++;
     try {
-      return handler(request).then(answered, failed);
-    } catch (error) {
+      const response = await handler(request);
+      if (closing) response.headers.set("connection", "close");
+      return response;
+    } finally {
       inFlight--;
-      return Promise.reject(error);
     }
   };
   const drain = async () => {
