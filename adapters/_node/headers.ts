@@ -4,10 +4,11 @@
  * record Node's `writeHead` takes, so that reading or setting one (the deprecation headers the app
  * adds to every getPet answer) and writing them out builds no `Headers`.
  *
- * What it buys: see bench/RESULTS.md, "Where the time goes". It answers `get`, `has`, `set` and
- * `delete` itself, with the Fetch API's checks and normalisation; anything else (appending,
- * `Set-Cookie`, iterating) is handed to a real `Headers` made from the record, which then holds
- * the headers for good.
+ * What it buys: a getPet answer is built, marked deprecated and handed to Node in 0.58 µs rather
+ * than 1.54 µs on Node 20 (in-process; bench/RESULTS.md, "Where the time goes"). It answers `get`,
+ * `has`, `set` and `delete` itself, with the Fetch API's checks and normalisation; anything else
+ * (appending, `Set-Cookie`, iterating) is handed to a real `Headers` made from the record, which
+ * then holds the headers for good.
  */
 
 // RFC 9110 §5.6.2: a field name is a token. The Fetch API refuses NUL, CR, LF and anything past
