@@ -23,6 +23,33 @@ describe("FastResponse, the Node adapter's Response", () => {
     expect(response.toNodeParts()?.headers).toEqual({ "x-a": "1", deprecation: "@1" });
   });
 
+  test("headers read, set and deleted follow the Fetch API: names in any case, values trimmed", () => {
+    const response = make("x", { headers: { "x-a": "1", "x-b": "2" } });
+    response.headers.set("X-C", " 3\t");
+    response.headers.delete("X-B");
+    expect(response.headers.get("x-c")).toBe("3");
+    expect(response.headers.has("x-b")).toBe(false);
+    expect(response.toNodeParts()?.headers).toEqual({ "x-a": "1", "x-c": "3" });
+  });
+
+  test("a header value holding a line break is refused with a TypeError, as Headers refuses it", () => {
+    const response = make("x", { headers: { "x-a": "1" } });
+    expect(() => response.headers.set("x-b", "1\r\nx-c: 2")).toThrow(TypeError);
+  });
+
+  test("a header value holding a character past U+00FF is refused with a TypeError, as Headers refuses it", () => {
+    const response = make("x", { headers: { "x-a": "1" } });
+    expect(() => response.headers.set("x-b", "\u0100")).toThrow(TypeError);
+  });
+
+  test("appended values and Set-Cookie headers reach Node as a real Headers holds them", () => {
+    const response = make("x", { headers: { "x-a": "1" } });
+    response.headers.append("x-a", "2");
+    response.headers.append("set-cookie", "a=1");
+    response.headers.append("set-cookie", "b=2");
+    expect(response.toNodeParts()?.headers).toEqual({ "x-a": "1, 2", "set-cookie": ["a=1", "b=2"] });
+  });
+
   test("a body already read through the Fetch API is no longer handed over as text", async () => {
     const response = make("once");
     await response.text();

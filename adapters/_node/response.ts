@@ -11,6 +11,8 @@
  * real `Response` made on demand, and the adapter then streams it like any other.
  */
 
+import { RecordHeaders, recordHeaders } from "./headers.ts";
+
 // Taken before anyone replaces the global with FastResponse.
 const NativeResponse = globalThis.Response;
 
@@ -43,7 +45,7 @@ export class FastResponse {
   readonly #text: string | undefined;
   readonly #body: BodyInit | null | undefined;
   readonly #init: ResponseInit;
-  #headers: Headers | undefined;
+  #headers: Headers | RecordHeaders | undefined;
   #native: Response | undefined;
   #textRead = false;
 
@@ -60,11 +62,15 @@ export class FastResponse {
     return this.status >= 200 && this.status < 300;
   }
 
-  /** The headers, as a real `Headers` made when first asked for. */
+  /** The headers, made when first asked for: a `RecordHeaders` over a plain record (see `headers.ts`), else a real `Headers`. */
   get headers(): Headers {
     if (this.#native !== undefined) return this.#native.headers;
-    this.#headers ??= new Headers(this.#init.headers);
-    return this.#headers;
+    if (this.#headers === undefined) {
+      const given = this.#init.headers;
+      this.#headers = isRecord(given) ? (recordHeaders(given) ?? new Headers(given)) : new Headers(given);
+    }
+    // A look-alike, as this class is: it answers what the app and the adapters ask of headers.
+    return this.#headers as Headers;
   }
 
   /** The body as a stream, from a real `Response` made on demand. */
@@ -101,18 +107,23 @@ export class FastResponse {
    */
   toNodeParts(): NodeParts | undefined {
     if (this.#text === undefined || this.#native !== undefined || this.#textRead) return undefined;
-    const given = this.#init.headers;
-    const plain = this.#headers === undefined && given !== undefined && !(given instanceof Headers) && !Array.isArray(given);
+    const record = this.#headers === undefined ? this.#init.headers : this.#headers instanceof RecordHeaders ? this.#headers.toRecord() : undefined;
     // Object.assign copies a plain record several times faster than a spread on Node 20 (bench/RESULTS.md).
-    const headers: Record<string, string | string[]> = plain ? Object.assign({}, given as Record<string, string>) : headerRecord(this.headers);
+    const headers: Record<string, string | string[]> = isRecord(record) ? Object.assign({}, record) : headerRecord(this.headers);
     return { status: this.status, headers, body: this.#text };
   }
 
   #materialized(): Response {
-    const headers = this.#headers ?? this.#init.headers;
+    const kept = this.#headers instanceof RecordHeaders ? (this.#headers.toRecord() ?? [...this.#headers]) : this.#headers;
+    const headers = kept ?? this.#init.headers;
     this.#native ??= new NativeResponse(this.#body, { status: this.status, statusText: this.statusText, ...(headers === undefined ? {} : { headers }) });
     return this.#native;
   }
+}
+
+/** Whether headers given to a response are a plain record (not a `Headers`, not a list of pairs). */
+function isRecord(headers: HeadersInit | undefined): headers is Record<string, string> {
+  return headers !== undefined && !(headers instanceof Headers) && !Array.isArray(headers);
 }
 
 /** A `Headers` as the record Node's `writeHead` takes, every `Set-Cookie` kept. */
