@@ -1,18 +1,26 @@
 /**
  * @module
  * The settings of how the standalone server meets the network: the public URL it writes into
- * links, whether it trusts a proxy's forwarded headers, and its timeouts.
+ * links, whether it trusts a proxy's forwarded headers, its timeouts, and which server Deno runs.
  */
 import type { Timeouts } from "./timeouts.ts";
 import { publicUrlProblem } from "../src/public-origin.ts";
 import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
 
-/** Public URL, proxy trust and timeouts. */
+/**
+ * The HTTP server the standalone server runs on Deno: Deno's `node:http`, which keeps all three
+ * timeouts, or `Deno.serve`, faster but with no header or idle timeout (README, "Slow clients").
+ */
+export type DenoServer = "node:http" | "Deno.serve";
+
+/** Public URL, proxy trust, timeouts and Deno's server. */
 export interface EdgeSettings {
   /** The URL clients reach the service at (`PUBLIC_URL`), or `""` to use the request's own. */
   readonly publicUrl: string;
   readonly trustProxy: boolean;
   readonly timeouts: Timeouts;
+  /** Read on Deno only. */
+  readonly denoServer: DenoServer;
 }
 
 /** The variables read here, with the flags that mirror them. */
@@ -22,6 +30,7 @@ export const EDGE_FLAGS: ReadonlyMap<string, string> = new Map([
   ["--header-timeout", "HEADER_TIMEOUT"],
   ["--body-timeout", "BODY_TIMEOUT"],
   ["--idle-timeout", "IDLE_TIMEOUT"],
+  ["--deno-server", "DENO_SERVER"],
 ]);
 
 /** Reads the edge settings through `setting`, adding every problem found to `problems`. */
@@ -43,5 +52,7 @@ export function readEdgeSettings(setting: (name: string) => string | undefined, 
     bodySeconds: seconds("BODY_TIMEOUT", DEFAULT_TIMEOUTS.bodySeconds),
     idleSeconds: seconds("IDLE_TIMEOUT", DEFAULT_TIMEOUTS.idleSeconds),
   };
-  return { publicUrl, trustProxy: trust === "true", timeouts };
+  const denoServer = setting("DENO_SERVER") || "node:http";
+  if (denoServer !== "node:http" && denoServer !== "Deno.serve") problems.push(`DENO_SERVER must be "node:http" or "Deno.serve", got "${denoServer}"`);
+  return { publicUrl, trustProxy: trust === "true", timeouts, denoServer: denoServer as DenoServer };
 }

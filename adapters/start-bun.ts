@@ -7,7 +7,7 @@ import { serveBun } from "./bun.ts";
 import { CONNECT_TIMEOUT_SECONDS, CONNECTION_PARAMETERS } from "./postgres-connection.ts";
 import { start } from "./start.ts";
 
-await start(serveBun, {
+await start(() => serveBun, {
   // Bun's built-in client: STORE=postgres needs nothing installed.
   connectPostgres: (url) => {
     const sql = new SQL(url, { connection: CONNECTION_PARAMETERS, connectionTimeout: CONNECT_TIMEOUT_SECONDS });

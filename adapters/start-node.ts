@@ -10,4 +10,4 @@ import { start } from "./start.ts";
 // `_node/response.ts`); this entry point owns the process, so it may replace the global.
 globalThis.Response = FastResponse as unknown as typeof Response;
 
-await start(serveNode, { connectPostgres: connectPostgresJs });
+await start(() => serveNode, { connectPostgres: connectPostgresJs });

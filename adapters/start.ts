@@ -27,11 +27,15 @@ export interface RuntimeOptions {
 /** How long shutdown waits for in-flight requests before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
-/** Runs the standalone server with the given runtime's `serve`. */
-export async function start(serve: Serve, runtime: RuntimeOptions): Promise<void> {
+/** Which `serve` a runtime uses with the given settings. */
+export type ChooseServe = (config: Config) => Serve;
+
+/** Runs the standalone server with the `serve` the runtime chooses for the settings. */
+export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
   const result = readConfig(process.env, process.argv.slice(2));
   if (!result.ok) return fail(result.issues);
   const config = result.value;
+  const serve = chooseServe(config);
   const store = await openStore(config, runtime);
   let stopping = false;
   const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readConfig } from "../adapters/config.ts";
 import { DEFAULT_TIMEOUTS } from "../adapters/timeouts.ts";
 
-const DEFAULT_EDGE = { publicUrl: "", trustProxy: false, timeouts: DEFAULT_TIMEOUTS };
+const DEFAULT_EDGE = { publicUrl: "", trustProxy: false, timeouts: DEFAULT_TIMEOUTS, denoServer: "node:http" } as const;
 
 describe("standalone settings", () => {
   test("defaults: port 8080, host 127.0.0.1, file store at data/pets.json, a generated key", () => {
@@ -92,21 +92,23 @@ describe("standalone settings", () => {
     expect(problems).toContain("--port needs a value");
   });
 
-  test("PUBLIC_URL, TRUST_PROXY and the three timeouts are read, flags winning", () => {
-    const env = { PUBLIC_URL: "https://pets.example/api", TRUST_PROXY: "true", HEADER_TIMEOUT: "3", IDLE_TIMEOUT: "9" };
-    const result = readConfig(env, ["--body-timeout", "7", "--idle-timeout=2"]);
+  test("PUBLIC_URL, TRUST_PROXY, the three timeouts and DENO_SERVER are read, flags winning", () => {
+    const env = { PUBLIC_URL: "https://pets.example/api", TRUST_PROXY: "true", HEADER_TIMEOUT: "3", IDLE_TIMEOUT: "9", DENO_SERVER: "node:http" };
+    const result = readConfig(env, ["--body-timeout", "7", "--idle-timeout=2", "--deno-server", "Deno.serve"]);
     expect(result.ok && result.value.edge).toEqual({
       publicUrl: "https://pets.example/api",
       trustProxy: true,
       timeouts: { headerSeconds: 3, bodySeconds: 7, idleSeconds: 2 },
+      denoServer: "Deno.serve",
     });
   });
 
-  test("a bad PUBLIC_URL, TRUST_PROXY or timeout is reported", () => {
-    const result = readConfig({ PUBLIC_URL: "https://pets.example/", TRUST_PROXY: "yes", BODY_TIMEOUT: "0" }, []);
+  test("a bad PUBLIC_URL, TRUST_PROXY, timeout or DENO_SERVER is reported", () => {
+    const result = readConfig({ PUBLIC_URL: "https://pets.example/", TRUST_PROXY: "yes", BODY_TIMEOUT: "0", DENO_SERVER: "hyper" }, []);
     const problems = result.ok ? [] : result.issues;
     expect(problems).toContain('PUBLIC_URL must not end with "/", got "https://pets.example/"');
     expect(problems).toContain('TRUST_PROXY must be "true" or "false", got "yes"');
     expect(problems).toContain('BODY_TIMEOUT must be a whole number of seconds from 1 to 255, got "0"');
+    expect(problems).toContain('DENO_SERVER must be "node:http" or "Deno.serve", got "hyper"');
   });
 });

@@ -23,8 +23,9 @@ const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
  */
 const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined; readonly idle: number | undefined }> = {
   bun: { header: 15, idle: 9 },
+  deno: { header: 3, idle: 3 },
   // Deno.serve 2.9 has no header or idle timeout, and nothing else sees a connection before its headers.
-  deno: { header: undefined, idle: undefined },
+  "deno-serve": { header: undefined, idle: undefined },
   node: { header: 3, idle: 3 },
 };
 

@@ -18,3 +18,9 @@ for (const runtime of RUNTIMES) {
   hardeningSuite(runtime);
   hostileSuite(runtime);
 }
+
+// The standalone server on Deno with `DENO_SERVER=Deno.serve`: what depends on the HTTP server.
+httpSuite("HTTP on deno-serve with the memory store", serverTarget("deno-serve", "memory"));
+lifecycleSuite("deno-serve");
+hardeningSuite("deno-serve");
+hostileSuite("deno-serve");

@@ -7,10 +7,14 @@ import { existsSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import { captureOutput } from "./output.ts";
 
-/** A runtime the standalone server runs on, named by its npm script. */
-export type Runtime = "bun" | "deno" | "node";
+/**
+ * A runtime the standalone server runs on, named by its npm script; `deno-serve` is Deno with
+ * `DENO_SERVER=Deno.serve` rather than its default `node:http`.
+ */
+export type Runtime = "bun" | "deno" | "deno-serve" | "node";
 
-const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", node: "start:node" };
+const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", "deno-serve": "start:deno", node: "start:node" };
+const RUNTIME_ENV: Partial<Record<Runtime, Record<string, string>>> = { "deno-serve": { DENO_SERVER: "Deno.serve" } };
 const scripts: Record<string, string | undefined> = packageJson.scripts;
 
 /** A running server process. */
@@ -55,7 +59,7 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   // `; exit` keeps the shell from exec'ing the server, so it stays its parent, as under npm.
   const grouped = options.processGroup === true ? ["setsid", "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
   const child = Bun.spawn(grouped, {
-    env: { ...process.env, PORT: "0", ...env },
+    env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
