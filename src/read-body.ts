@@ -65,7 +65,7 @@ function isJsonMediaType(contentType: string | null): boolean {
 }
 
 function tooLarge(maxBytes: number, action: string): Response {
-  return errorResponse("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`);
+  return errorResponse("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`, { connection: "close" });
 }
 
 /** All the bytes of a body stream, or `undefined` (and the stream cancelled) once it passes the limit. */

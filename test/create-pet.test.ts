@@ -186,6 +186,11 @@ describe("POST /pets", () => {
     expect(await (await get(app, "/v1/pets")).json()).toEqual([]);
   });
 
+  test("a 413 asks for the connection to be closed, so the client stops sending", async () => {
+    const response = await post(testApp(), { name: "x", categoryId: 1, padding: "y".repeat(65536) });
+    expect(response.headers.get("connection")).toBe("close");
+  });
+
   test("the body limit is enforced while streaming, without trusting Content-Length", async () => {
     const app = testApp({ maxBodyBytes: 100 });
     let pulled = 0;

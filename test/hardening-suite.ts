@@ -29,6 +29,38 @@ const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined;
   node: { header: 3, idle: 3 },
 };
 
+/** Runtimes whose server reads the rest of a request body after the service answered 413 with `Connection: close`. */
+const READS_ON_AFTER_413: ReadonlySet<Runtime> = new Set(["deno-serve"]);
+
+/**
+ * Posts a chunked body without end until the server closes the connection or `maxBytes` are sent:
+ * the first answer's status, and whether the server closed the connection before the client was done.
+ */
+function endlessChunkedPost(base: string, maxBytes: number): Promise<{ status: number | undefined; closed: boolean }> {
+  const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+  const chunk = `10000\r\n${"a".repeat(0x10000)}\r\n`;
+  return new Promise((resolve) => {
+    const socket = openSocket(base);
+    let text = "";
+    let sent = 0;
+    const finish = (closed: boolean) => {
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? Number.NaN) || undefined, closed });
+    };
+    const send = () => {
+      while (sent < maxBytes) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once("drain", send);
+      }
+      finish(false);
+    };
+    socket.on("data", (data: Buffer) => (text += data.toString("latin1")));
+    socket.on("close", () => finish(true));
+    socket.on("error", () => finish(true));
+    socket.on("connect", () => (socket.write(head), send()));
+  });
+}
+
 /** Registers the hardening tests for one runtime. */
 export function hardeningSuite(runtime: Runtime): void {
   describe(`hardening on ${runtime}`, () => {
@@ -106,6 +138,17 @@ export function hardeningSuite(runtime: Runtime): void {
         }
       }, 20_000);
     });
+
+    test(`a chunked body that never ends is answered 413 and ${READS_ON_AFTER_413.has(runtime) ? "read on by the server (README)" : "its connection closed"}`, async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        const result = await endlessChunkedPost(server.url, 50 * 2 ** 20);
+        expect(result.status).toBe(413);
+        expect(result.closed).toBe(!READS_ON_AFTER_413.has(runtime));
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
 
     test("with PUBLIC_URL, Location and Link name it whatever Host the client sent", async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, PUBLIC_URL: "https://pets.example/api" });
