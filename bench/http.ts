@@ -17,7 +17,7 @@ import { GET_ID, KEY } from "./fixtures.ts";
 import type { Measure } from "./report.ts";
 import { median, rateCell, rateMedian, ratioCell, replaceGeneratedBlock } from "./report.ts";
 import type { Kind, Role, Runtime, Scenario, Server } from "./targets.ts";
-import { BIN, PEER, PLAN, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
+import { BIN, PEER, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
 
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -172,13 +172,16 @@ const runsOf = (runtime: Runtime, scenario: Scenario, kind: Kind | undefined) =>
 const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
   median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
 
+/** How a project target other than the plain one is named in the table. */
+const LABEL_SUFFIX: Partial<Record<Kind, string>> = { "project-file": "(file store)", "project-deno-serve": "(Deno.serve)" };
+
 /** One row per project target of each scenario: the figures every target compared with it reached. */
 function rows(render: (row: { runtime: Runtime; scenario: Scenario; project: Kind; label: string }) => string): string[] {
   const lines: string[] = [];
   for (const runtime of RUNTIMES) {
     for (const scenario of SCENARIOS) {
-      for (const project of PLAN[scenario].filter((kind) => kind.startsWith("project"))) {
-        const label = project === "project-file" ? `${scenario} (file store)` : scenario === "create-c64" ? `${scenario} (memory store)` : scenario;
+      for (const project of planFor(runtime, scenario).filter((kind) => kind.startsWith("project"))) {
+        const label = LABEL_SUFFIX[project] !== undefined ? `${scenario} ${LABEL_SUFFIX[project]}` : scenario === "create-c64" ? `${scenario} (memory store)` : scenario;
         lines.push(render({ runtime, scenario, project, label }));
       }
     }

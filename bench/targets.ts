@@ -9,8 +9,11 @@ import { KEY, seedPet } from "./fixtures.ts";
 
 /** A runtime the benchmark runs on. */
 export type Runtime = "bun" | "deno" | "node";
-/** A server measured: the limit, a framework peer, the core behind minimal code, or the project with one of its stores. */
-export type Kind = "limit" | "hono" | "elysia" | "fastify" | "direct" | "project" | "project-file";
+/**
+ * A server measured: the limit, a framework peer, the core behind minimal code, or the project with one
+ * of its stores; `project-deno-serve` is the project on Deno with `DENO_SERVER=Deno.serve`.
+ */
+export type Kind = "limit" | "hono" | "elysia" | "fastify" | "direct" | "project" | "project-deno-serve" | "project-file";
 /** A measured request, and the store behind it. */
 export type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "create-c64";
 
@@ -24,15 +27,15 @@ export const BIN = join(ROOT, "node_modules", ".bin");
  * minimal node:http code: project/direct is the Node adapter's own cost.
  */
 export const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "elysia", "fastify", "direct", "project"],
-  get: ["limit", "hono", "elysia", "fastify", "direct", "project"],
+  list: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-deno-serve"],
+  get: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-deno-serve"],
   "sold-1k": ["limit", "hono", "elysia", "fastify", "project"],
   "sold-1M": ["limit", "hono", "elysia", "fastify", "project-file"],
-  create: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-file"],
+  create: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-deno-serve", "project-file"],
   "create-c64": ["elysia", "fastify", "project", "project-file"],
 };
 /** Targets that exist on one runtime only. */
-const ONLY_ON: Partial<Record<Kind, Runtime>> = { direct: "node", elysia: "bun", fastify: "node" };
+const ONLY_ON: Partial<Record<Kind, Runtime>> = { direct: "node", elysia: "bun", fastify: "node", "project-deno-serve": "deno" };
 /** The framework peer each runtime is held against, beside Hono. */
 export const PEER: Record<Runtime, Kind | undefined> = { bun: "elysia", deno: undefined, node: "fastify" };
 /** The targets of a scenario on a runtime, in interleaving order. */
@@ -54,7 +57,7 @@ export interface Server {
 /** The command that starts a target on a runtime, and its working folder. */
 function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } {
   const denoRun = [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run"];
-  if (kind === "project" || kind === "project-file") {
+  if (kind.startsWith("project")) {
     const entry = `adapters/start-${runtime}.ts`;
     if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: ROOT };
     if (runtime === "deno") return { argv: [...denoRun, entry], cwd: ROOT };
@@ -72,6 +75,7 @@ export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile
   // LOG=off: the raw servers and the peers log nothing either, so the comparison stays fair.
   const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), LOG: "off" } as Record<string, string>;
   env["STORE"] = kind === "project-file" ? "file" : "memory";
+  if (kind === "project-deno-serve") env["DENO_SERVER"] = "Deno.serve";
   if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
   const child = Bun.spawn(argv, { cwd, env, stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
@@ -86,7 +90,7 @@ export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile
     while (!(await reader.read()).done);
   })();
   const url = /listening on (\S+)/.exec(output)![1]!;
-  if ((kind === "project" || kind === "project-file" || kind === "direct") && dataFile === undefined) await seed(url, pets);
+  if ((kind.startsWith("project") || kind === "direct") && dataFile === undefined) await seed(url, pets);
   return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
 }
 
