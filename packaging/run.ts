@@ -182,6 +182,23 @@ await check("Express 5: the README's example serves the API under /pets-api/v1 b
   withExample(["node", "express.js"], {}, hostServes));
 await check("node:http: the README's example serves the API under /pets-api/v1 beside its own route", () =>
   withExample(["node", "node-http.js"], {}, hostServes));
+// The mistake the README warns of: a body parser before the service. Its POSTs must be answered, not hang.
+writeFileSync(join(project, "express-json-first.js"), [
+  'import express from "express";',
+  'import { createApp, createMemoryStore } from "animal-store";',
+  'import { toNodeListener } from "animal-store/node";',
+  `const pets = createApp({ store: createMemoryStore(), apiKeys: ["${KEY}"], basePath: "/pets-api/v1" });`,
+  "const app = express();",
+  "app.use(express.json());",
+  'app.all("/pets-api/v1/{*rest}", toNodeListener(pets.fetch, { onError: (error) => console.error(error.message) }));',
+  'const server = app.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}`));',
+].join("\n"));
+await check("Express 5 with express.json() before the service: a create is answered 500 at once, not left waiting", () =>
+  withExample(["node", "express-json-first.js"], {}, async (url) => {
+    const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+    const response = await fetch(`${url}/pets-api/v1/pets`, { method: "POST", headers, body: '{"name":"Rex","categoryId":1}', signal: AbortSignal.timeout(5000) });
+    expectSame("the answer", { status: response.status, code: ((await response.json()) as { code: string }).code }, { status: 500, code: "internal_error" });
+  }));
 
 // The edge: the README's Worker, bundled as a deploy would, on workerd.
 await check("workerd: the README's Worker example, bundled, serves a create and a list", async () => {
