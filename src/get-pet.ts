@@ -4,7 +4,7 @@
  */
 import type { Context } from "./context.ts";
 import { errorResponse } from "./errors.ts";
-import { entityTag, taggedJsonResponse } from "./etag.ts";
+import { taggedJsonResponse } from "./etag.ts";
 import { MAX_EXACT_INTEGER } from "./pet.ts";
 import { describe, parseCanonicalInteger } from "./validation.ts";
 
@@ -26,6 +26,5 @@ export async function getPet(context: Context): Promise<Response> {
   const pet = await context.store.get(id);
   if (pet === undefined) return errorResponse("not_found", `Cannot get pet: no pet has id ${id}`, headers);
   const json = context.texts.pet(pet);
-  // A pet's text is short: hashing it costs less than remembering its tag.
-  return taggedJsonResponse(context.request, json, entityTag(json), headers);
+  return taggedJsonResponse(context.request, json, context.texts.tag(json), headers);
 }
