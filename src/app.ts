@@ -89,7 +89,7 @@ export function createApp(options: AppOptions): App {
   async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string): Promise<Response> {
     const deprecation = match?.route?.deprecation;
     // Given to each answer as it is made, not set on it afterwards: on Bun, setting headers on a
-    // finished Response was 18% of a getPet request (bench/RESULTS.md).
+    // finished Response was 18% of a getPet request's JavaScript samples (bench/RESULTS.md).
     const headers = deprecation === undefined ? NO_HEADERS : deprecationHeaders(deprecation, baseUrl);
     const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
     if (outcome !== "ok") return unauthorized(outcome, realm, headers);
