@@ -9,7 +9,7 @@ import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
-import { markDeprecated } from "./deprecation.ts";
+import { deprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { isHostValue } from "./_host.ts";
 import { createPetTexts } from "./_pet-texts.ts";
@@ -81,23 +81,25 @@ export function createApp(options: AppOptions): App {
     // HEAD is answered wherever GET is: the same answer, without its body.
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
-    const route = match?.route;
     const baseUrl = originOf(request.headers, target.origin) + basePath;
-    const response = await dispatch(request, match, target, baseUrl);
-    return route?.deprecation === undefined ? response : markDeprecated(response, route.deprecation, baseUrl);
+    return await dispatch(request, match, target, baseUrl);
   }
 
   /** The key is checked before routing, so an unknown path or method without a key answers 401. */
   async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string): Promise<Response> {
+    const deprecation = match?.route?.deprecation;
+    // Given to each answer as it is made, not set on it afterwards: on Bun, setting headers on a
+    // finished Response was 18% of a getPet request's JavaScript samples (bench/RESULTS.md).
+    const headers = deprecation === undefined ? NO_HEADERS : deprecationHeaders(deprecation, baseUrl);
     const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
-    if (outcome !== "ok") return unauthorized(outcome, realm);
+    if (outcome !== "ok") return unauthorized(outcome, realm, headers);
     if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`);
     if (match.route === undefined) {
       const { allow } = match;
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { allow });
     }
     const { store } = options;
-    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, texts, idempotency });
+    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, headers, texts, idempotency });
   }
 
   async function fetch(request: Request): Promise<Response> {
@@ -118,13 +120,15 @@ export function createApp(options: AppOptions): App {
   return { fetch, onError };
 }
 
-function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string): Response {
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
   // RFC 6750 §3: name the error only when a bearer token was sent.
   const challenge = outcome === "missing" ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;
   const message = outcome === "missing"
     ? "Missing API key: send it as Authorization: Bearer <key>"
     : "Invalid API key: the bearer token is not a known key";
-  return errorResponse("unauthorized", message, { "www-authenticate": challenge });
+  return errorResponse("unauthorized", message, { ...headers, "www-authenticate": challenge });
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

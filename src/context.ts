@@ -17,6 +17,12 @@ export interface Context {
   readonly maxBodyBytes: number;
   /** The absolute URL the API is served under, e.g. `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string;
+  /**
+   * Headers every answer of the route carries: a deprecated route's `Deprecation`, `Sunset` and
+   * successor `Link`, none otherwise. The handler of a route the table marks deprecated puts them on
+   * each response it makes.
+   */
+  readonly headers: Readonly<Record<string, string>>;
   /** The app's remembered JSON texts of pets and pages. */
   readonly texts: PetTexts;
   /** The app's idempotency-key bookkeeping: keyed creates in flight. */

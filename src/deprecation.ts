@@ -14,10 +14,11 @@ export interface Deprecation {
   readonly successor: string;
 }
 
-/** The response with the deprecation headers added, its successor linked under `baseUrl`. */
-export function markDeprecated(response: Response, deprecation: Deprecation, baseUrl: string): Response {
-  response.headers.set("deprecation", deprecation.since);
-  response.headers.set("sunset", deprecation.sunset);
-  response.headers.set("link", `<${baseUrl}${deprecation.successor}>; rel="successor-version"`);
-  return response;
+/** The headers every answer of a deprecated operation carries, its successor linked under `baseUrl`. */
+export function deprecationHeaders(deprecation: Deprecation, baseUrl: string): Record<string, string> {
+  return {
+    deprecation: deprecation.since,
+    sunset: deprecation.sunset,
+    link: `<${baseUrl}${deprecation.successor}>; rel="successor-version"`,
+  };
 }

@@ -4,7 +4,7 @@
  */
 import type { Context } from "./context.ts";
 import { errorResponse } from "./errors.ts";
-import { entityTag, taggedJsonResponse } from "./etag.ts";
+import { taggedJsonResponse } from "./etag.ts";
 import { MAX_EXACT_INTEGER } from "./pet.ts";
 import { describe, parseCanonicalInteger } from "./validation.ts";
 
@@ -13,17 +13,18 @@ import { describe, parseCanonicalInteger } from "./validation.ts";
  * client holds it already, 400 for an id that is not one, 404 for no such pet.
  */
 export async function getPet(context: Context): Promise<Response> {
+  const { headers } = context; // the deprecation headers, on every answer
   const text = context.params["petId"] ?? "";
   const id = parseCanonicalInteger(text);
   if (id === undefined || id === 0) {
     return errorResponse(
       "invalid_path",
       `Cannot get pet: "petId" must be a positive integer up to ${MAX_EXACT_INTEGER} without leading zeros, got ${describe(text)}`,
+      headers,
     );
   }
   const pet = await context.store.get(id);
-  if (pet === undefined) return errorResponse("not_found", `Cannot get pet: no pet has id ${id}`);
+  if (pet === undefined) return errorResponse("not_found", `Cannot get pet: no pet has id ${id}`, headers);
   const json = context.texts.pet(pet);
-  // A pet's text is short: hashing it costs less than remembering its tag.
-  return taggedJsonResponse(context.request, json, entityTag(json));
+  return taggedJsonResponse(context.request, json, context.texts.tag(json), headers);
 }

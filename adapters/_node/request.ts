@@ -16,18 +16,48 @@ import { urlHost } from "../server.ts";
 
 /** A request with only what the service's app reads, each part read from Node's request when asked for. */
 export function nodeRequest(incoming: IncomingMessage): Request {
-  let body: ReadableStream<Uint8Array> | null | undefined;
-  const lookAlike = {
-    method: incoming.method ?? "GET",
-    url: absoluteUrl(incoming),
-    headers: { get: (name: string) => headerValue(incoming, name.toLowerCase()) },
-    get body() {
-      body ??= hasBody(incoming) ? bodyStream(incoming) : null;
-      return body;
-    },
-    arrayBuffer: () => readWhole(incoming),
-  };
-  return lookAlike as unknown as Request;
+  return new NodeRequest(incoming) as unknown as Request;
+}
+
+/**
+ * The look-alike, a class rather than an object of closures: its methods are made once, not per
+ * request (under tsx, which names every function it makes, that was 0.65% of a create's samples).
+ */
+class NodeRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: NodeRequestHeaders;
+  readonly #incoming: IncomingMessage;
+  #body: ReadableStream<Uint8Array> | null | undefined;
+
+  constructor(incoming: IncomingMessage) {
+    this.#incoming = incoming;
+    this.method = incoming.method ?? "GET";
+    this.url = absoluteUrl(incoming);
+    this.headers = new NodeRequestHeaders(incoming);
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    this.#body ??= hasBody(this.#incoming) ? bodyStream(this.#incoming) : null;
+    return this.#body;
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return readWhole(this.#incoming);
+  }
+}
+
+/** The `headers.get` of the look-alike. */
+class NodeRequestHeaders {
+  readonly #incoming: IncomingMessage;
+
+  constructor(incoming: IncomingMessage) {
+    this.#incoming = incoming;
+  }
+
+  get(name: string): string | null {
+    return headerValue(this.#incoming, name.toLowerCase());
+  }
 }
 
 /** A real `Request`, whose signal aborts when the client goes away before the answer is sent. */
@@ -52,14 +82,26 @@ function absoluteUrl(incoming: IncomingMessage): string {
   return target.startsWith("/") ? origin + target : target;
 }
 
-/** The whole request body, read straight from Node's stream. */
+/**
+ * The whole request body, read straight from Node's stream into one buffer of its own (not
+ * `Buffer.concat` and a slice of the pool: that was 3.7% of a create's samples on Node 20).
+ */
 function readWhole(incoming: IncomingMessage): Promise<ArrayBuffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    incoming.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    });
     incoming.on("end", () => {
-      const whole = Buffer.concat(chunks);
-      resolve(whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer);
+      const whole = new Uint8Array(size);
+      let offset = 0;
+      for (const chunk of chunks) {
+        whole.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      resolve(whole.buffer);
     });
     incoming.on("error", reject);
   });
