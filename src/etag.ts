@@ -8,7 +8,7 @@
  * not a cryptographic digest: `crypto.subtle` is asynchronous and would cost more than the list
  * request itself, and a tag only has to tell one version of one URL's answer from another.
  */
-import { jsonResponse } from "./json-response.ts";
+import type { PetTexts } from "./_pet-texts.ts";
 
 /** The strong entity tag of a text: 16 hex digits, in double quotes. */
 export function entityTag(text: string): string {
@@ -42,13 +42,14 @@ export function ifNoneMatchHits(header: string | null, tag: string): boolean {
 }
 
 /**
- * A 200 carrying `text` and its `ETag`, or, when the request's `If-None-Match` names that tag, a
- * 304 with the same headers and no body. The 304 declares the 200's `Content-Length`, as RFC 9110
- * §8.6 allows, so no adapter adds a wrong one.
+ * A 200 carrying the JSON `text` and its `ETag`, or, when the request's `If-None-Match` names that
+ * tag, a 304 with the same headers and no body. The 304 declares the 200's `Content-Length`, as
+ * RFC 9110 §8.6 allows, so no adapter adds a wrong one. `texts` remembers the tag and the headers.
  */
-export function taggedJsonResponse(request: Request, text: string, tag: string, headers: Record<string, string> = {}): Response {
+export function taggedJsonResponse(request: Request, text: string, texts: PetTexts, headers: Readonly<Record<string, string>> = {}): Response {
+  const tag = texts.tag(text);
+  if (!ifNoneMatchHits(request.headers.get("if-none-match"), tag)) return new Response(text, { status: 200, headers: texts.taggedHeaders(text, headers) });
   const tagged = { ...headers, etag: tag };
-  if (!ifNoneMatchHits(request.headers.get("if-none-match"), tag)) return jsonResponse(200, text, tagged);
   const length = new TextEncoder().encode(text).byteLength;
   return new Response(null, { status: 304, headers: { ...tagged, "content-length": String(length) } });
 }

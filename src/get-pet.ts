@@ -25,6 +25,5 @@ export async function getPet(context: Context): Promise<Response> {
   }
   const pet = await context.store.get(id);
   if (pet === undefined) return errorResponse("not_found", `Cannot get pet: no pet has id ${id}`, headers);
-  const json = context.texts.pet(pet);
-  return taggedJsonResponse(context.request, json, context.texts.tag(json), headers);
+  return taggedJsonResponse(context.request, context.texts.pet(pet), context.texts, headers);
 }

@@ -25,7 +25,7 @@ export async function listPets(context: Context): Promise<Response> {
   const page = pets.slice(0, limit);
   const next = nextPageUrl(context.baseUrl, query.value, page[page.length - 1]!.id);
   const text = context.texts.page(page);
-  return taggedJsonResponse(context.request, text, context.texts.tag(text), { link: `<${next}>; rel="next"` });
+  return taggedJsonResponse(context.request, text, context.texts, { link: `<${next}>; rel="next"` });
 }
 
 /** The URL of the page after `lastId`, keeping the page size and filter (RFC 8288 target). */

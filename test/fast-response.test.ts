@@ -17,6 +17,16 @@ describe("FastResponse, the Node adapter's Response", () => {
     expect(parts).toEqual({ status: 404, headers: { "x-a": "1" }, body: "hello" });
   });
 
+  test("a Headers given reaches Node as a record of its own, which setting a header on the response leaves alone", () => {
+    const given = new Headers({ "x-a": "1" });
+    expect(make("x", { headers: given }).toNodeParts()?.headers).toEqual({ "x-a": "1" });
+    const changed = make("x", { headers: given });
+    changed.headers.set("x-b", "2");
+    expect(changed.toNodeParts()?.headers).toEqual({ "x-a": "1", "x-b": "2" });
+    expect([...given]).toEqual([["x-a", "1"]]);
+    expect(make("x", { headers: given }).toNodeParts()?.headers).toEqual({ "x-a": "1" });
+  });
+
   test("headers set after construction reach Node", () => {
     const response = make("x", { headers: { "x-a": "1" } });
     response.headers.set("deprecation", "@1");

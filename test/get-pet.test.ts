@@ -18,6 +18,18 @@ describe("GET /pets/{petId}", () => {
     expect((await response.json()) as Pet).toEqual(pet!);
   });
 
+  test("a header set on one answer does not reach the next answer for the same pet", async () => {
+    const app = testApp();
+    const [pet] = await createPets(app, [{ name: "Rex", categoryId: 2 }]);
+    const first = await get(app, `/v1/pets/${pet!.id}`);
+    const tag = first.headers.get("etag");
+    first.headers.set("x-request-id", "first");
+    first.headers.set("etag", '"changed"');
+    const second = await get(app, `/v1/pets/${pet!.id}`);
+    expect(second.headers.get("x-request-id")).toBeNull();
+    expect(second.headers.get("etag")).toBe(tag);
+  });
+
   test("an id that does not exist answers 404 not_found", async () => {
     const response = await get(testApp(), "/v1/pets/42");
     expect(response.status).toBe(404);

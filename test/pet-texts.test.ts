@@ -34,6 +34,16 @@ describe("remembered pet texts", () => {
     expect(texts.page([changing])).toBe(JSON.stringify([changing]));
   });
 
+  test("a tagged answer's headers are made once per text and extra headers, and anew when those change", () => {
+    const texts = createPetTexts();
+    const text = texts.pet(pet(1));
+    const headers = texts.taggedHeaders(text, { link: "<http://a/v1/pets>" });
+    expect([...headers]).toEqual([["content-type", "application/json"], ["etag", texts.tag(text)], ["link", "<http://a/v1/pets>"]]);
+    expect(texts.taggedHeaders(text, { link: "<http://a/v1/pets>" })).toBe(headers);
+    expect(texts.taggedHeaders(text, { link: "<http://b/v1/pets>" }).get("link")).toBe("<http://b/v1/pets>");
+    expect(texts.taggedHeaders(texts.pet(pet(2)), { link: "<http://a/v1/pets>" }).get("etag")).toBe(texts.tag(texts.pet(pet(2))));
+  });
+
   test("stays exact past the number of remembered pages", () => {
     const texts = createPetTexts();
     const pets = Array.from({ length: 3000 }, (_, i) => pet(i + 1));
