@@ -1,6 +1,7 @@
 /**
  * @module
- * The one way the service builds a response: JSON text with its media type.
+ * How the service builds a JSON response: the text with its media type. A tagged 200 (`etag.ts`)
+ * gets the same headers from the app's memory of its texts, as one ready `Headers`.
  */
 
 /** A response carrying JSON text already written, with the given status and any extra headers. */
