@@ -36,9 +36,10 @@ export interface PetTexts {
 const REMEMBERED_PETS = 10_000;
 const REMEMBERED_PAGES = 1_000;
 
-/** A tagged 200's headers, and the extra headers they were made with (see `extraKey`). */
+/** A tagged 200's headers, and the extra headers they were made with, as given and as a key (see `extraKey`). */
 interface ReadyHeaders {
-  readonly extra: string;
+  readonly extra: Readonly<Record<string, string>>;
+  readonly key: string;
   readonly headers: Headers;
 }
 
@@ -81,11 +82,11 @@ export function createPetTexts(): PetTexts {
     return kept;
   }
   function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Headers {
-    const key = extraKey(extra);
     const kept = ready.get(text);
-    if (kept !== undefined && kept.extra === key) return kept.headers;
+    // The same record (getPet's deprecation headers, see deprecation.ts) is found by reference.
+    if (kept !== undefined && (kept.extra === extra || kept.key === extraKey(extra))) return kept.headers;
     const headers = new Headers({ "content-type": "application/json", ...extra, etag: tag(text) });
-    ready.set(text, { extra: key, headers });
+    ready.set(text, { extra, key: extraKey(extra), headers });
     return headers;
   }
   return { pet, page, tag, taggedHeaders };

@@ -58,6 +58,16 @@ describe("GET /pets/{petId}", () => {
     expectDeprecated(await call(app, "/v1/pets/1"));
   });
 
+  test("the successor link follows the host of each request, also when hosts alternate", async () => {
+    const app = testApp();
+    const [pet] = await createPets(app, [{ name: "Rex", categoryId: 2 }]);
+    for (const host of ["a.test", "b.test:8080", "a.test", "a.test", "b.test:8080"]) {
+      const response = await app.fetch(new Request(`http://${host}/v1/pets/${pet!.id}`, { headers: AUTH }));
+      expect(response.status).toBe(200);
+      expect(response.headers.get("link")).toBe(`<http://${host}/v1/pets>; rel="successor-version"`);
+    }
+  });
+
   test("another method on /pets/{petId} is not getPet: its 405 carries no deprecation headers", async () => {
     const response = await call(testApp(), "/v1/pets/1", { method: "DELETE", headers: AUTH });
     expect(response.status).toBe(405);
