@@ -9,7 +9,7 @@ import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
-import { deprecationHeaders } from "./deprecation.ts";
+import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { isHostValue } from "./_host.ts";
 import { createPetTexts } from "./_pet-texts.ts";
@@ -65,6 +65,7 @@ export function createApp(options: AppOptions): App {
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
+  const deprecationHeaders = createDeprecationHeaders();
 
   async function respond(request: Request): Promise<Response> {
     const host = request.headers.get("host");

@@ -14,24 +14,28 @@ export interface Deprecation {
   readonly successor: string;
 }
 
-/** The last headers made for each deprecation, and the base URL they were made for. */
-const lastMade = new WeakMap<Deprecation, { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }>();
-
-/**
- * The headers every answer of a deprecated operation carries, its successor linked under `baseUrl`.
- * The same record is handed out while the base URL stays the same (nearly every request), so whoever
- * keeps headers per record finds them by reference: making the record and comparing its contents
- * was 0.17 µs of a getPet request on Node 20 (bench/RESULTS.md). Only the last one is kept, so a
- * client sending many Host names costs nothing but a miss.
- */
-export function deprecationHeaders(deprecation: Deprecation, baseUrl: string): Readonly<Record<string, string>> {
-  const last = lastMade.get(deprecation);
-  if (last?.baseUrl === baseUrl) return last.headers;
-  const headers = Object.freeze({
+/** The headers every answer of a deprecated operation carries, its successor linked under `baseUrl`. */
+function deprecationHeaders(deprecation: Deprecation, baseUrl: string): Readonly<Record<string, string>> {
+  return Object.freeze({
     deprecation: deprecation.since,
     sunset: deprecation.sunset,
     link: `<${baseUrl}${deprecation.successor}>; rel="successor-version"`,
   });
-  lastMade.set(deprecation, { baseUrl, headers });
-  return headers;
+}
+
+/**
+ * `deprecationHeaders` for one app, handing out the same record while the base URL stays the same
+ * (nearly every request), so whoever keeps headers per record finds them by reference: making the
+ * record and comparing its contents was 0.17 µs of a getPet request on Node 20 (bench/RESULTS.md).
+ * Only the last record per deprecation is kept, so a client sending many Host names costs a miss.
+ */
+export function createDeprecationHeaders(): (deprecation: Deprecation, baseUrl: string) => Readonly<Record<string, string>> {
+  const lastMade = new Map<Deprecation, { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }>();
+  return (deprecation, baseUrl) => {
+    const last = lastMade.get(deprecation);
+    if (last?.baseUrl === baseUrl) return last.headers;
+    const headers = deprecationHeaders(deprecation, baseUrl);
+    lastMade.set(deprecation, { baseUrl, headers });
+    return headers;
+  };
 }
