@@ -84,9 +84,11 @@ export function createPetTexts(): PetTexts {
   function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Headers {
     const kept = ready.get(text);
     // The same record (getPet's deprecation headers, see deprecation.ts) is found by reference.
-    if (kept !== undefined && (kept.extra === extra || kept.key === extraKey(extra))) return kept.headers;
+    if (kept?.extra === extra) return kept.headers;
+    const key = extraKey(extra);
+    if (kept?.key === key) return kept.headers;
     const headers = new Headers({ "content-type": "application/json", ...extra, etag: tag(text) });
-    ready.set(text, { extra, key: extraKey(extra), headers });
+    ready.set(text, { extra, key, headers });
     return headers;
   }
   return { pet, page, tag, taggedHeaders };
