@@ -9,10 +9,9 @@
  * store returned, one reference each. Memory stays bounded: past the capacity, the oldest go first.
  * The entity tags of texts are remembered too, so a page or pet sent again is not hashed again
  * (hashing a pet's text was 5% of a getPet request's JavaScript on Bun, `bun --cpu-prof`). And so are
- * the headers of a tagged 200, as one ready `Headers` that each `Response` copies: on Bun 1.4 a
- * `Response` given a `Headers` is made in 0.32–0.45 µs, one given a record of the same five headers
- * in 0.73–0.86 µs (in-process, 1,000,000 each); a getPet request took ~5% less server CPU on Bun
- * and on Node (see bench/RESULTS.md, "Ready headers").
+ * the headers of a tagged 200, as one frozen record per text: never a `Headers`, which some hosts'
+ * `Response` keeps by reference, so that a middleware adding a cookie to one answer would add it to
+ * every later one. Each `Response` makes its own `Headers` from the record.
  */
 import type { Pet } from "./pet.ts";
 import { entityTag } from "./etag.ts";
@@ -26,10 +25,10 @@ export interface PetTexts {
   /** The strong entity tag of a pet's or a page's text. */
   tag(text: string): string;
   /**
-   * The headers of a 200 carrying `text`: its media type, its tag and `extra`, made once and given
-   * to every such answer (a `Response` copies the headers it is given, so none can change them).
+   * The headers of a 200 carrying `text`: its media type, its tag and `extra`, as a frozen record
+   * made once and given to every such answer (each `Response` makes its own `Headers` of it).
    */
-  taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Headers;
+  taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>>;
 }
 
 /** How many pets' texts, and how many pages' texts, are kept. */
@@ -40,7 +39,7 @@ const REMEMBERED_PAGES = 1_000;
 interface ReadyHeaders {
   readonly extra: Readonly<Record<string, string>>;
   readonly key: string;
-  readonly headers: Headers;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** A page's text and the pets it was made of. */
@@ -81,13 +80,13 @@ export function createPetTexts(): PetTexts {
     }
     return kept;
   }
-  function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Headers {
+  function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
     const kept = ready.get(text);
     // The same record (getPet's deprecation headers, see deprecation.ts) is found by reference.
     if (kept?.extra === extra) return kept.headers;
     const key = extraKey(extra);
     if (kept?.key === key) return kept.headers;
-    const headers = new Headers({ "content-type": "application/json", ...extra, etag: tag(text) });
+    const headers = Object.freeze({ "content-type": "application/json", ...extra, etag: tag(text) });
     ready.set(text, { extra, key, headers });
     return headers;
   }

@@ -38,10 +38,11 @@ describe("remembered pet texts", () => {
     const texts = createPetTexts();
     const text = texts.pet(pet(1));
     const headers = texts.taggedHeaders(text, { link: "<http://a/v1/pets>" });
-    expect([...headers]).toEqual([["content-type", "application/json"], ["etag", texts.tag(text)], ["link", "<http://a/v1/pets>"]]);
+    expect(headers).toEqual({ "content-type": "application/json", link: "<http://a/v1/pets>", etag: texts.tag(text) });
+    expect(Object.isFrozen(headers)).toBe(true);
     expect(texts.taggedHeaders(text, { link: "<http://a/v1/pets>" })).toBe(headers);
-    expect(texts.taggedHeaders(text, { link: "<http://b/v1/pets>" }).get("link")).toBe("<http://b/v1/pets>");
-    expect(texts.taggedHeaders(texts.pet(pet(2)), { link: "<http://a/v1/pets>" }).get("etag")).toBe(texts.tag(texts.pet(pet(2))));
+    expect(texts.taggedHeaders(text, { link: "<http://b/v1/pets>" })["link"]).toBe("<http://b/v1/pets>");
+    expect(texts.taggedHeaders(texts.pet(pet(2)), { link: "<http://a/v1/pets>" })["etag"]).toBe(texts.tag(texts.pet(pet(2))));
   });
 
   test("stays exact past the number of remembered pages", () => {
