@@ -58,7 +58,7 @@ export interface Server {
 function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } {
   const denoRun = [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run"];
   if (kind.startsWith("project")) {
-    const entry = `adapters/start-${runtime}.ts`;
+    const entry = `adapters/server/start-${runtime}.ts`;
     if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: ROOT };
     if (runtime === "deno") return { argv: [...denoRun, entry], cwd: ROOT };
     return { argv: ["node", "--import", "tsx", entry], cwd: ROOT };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
-import type { LogFormat, RequestRecord } from "../adapters/access-log.ts";
-import { createAccessLog } from "../adapters/access-log.ts";
+import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts";
+import { createAccessLog } from "../adapters/server/access-log.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
-import type { ProcessIdentity } from "../adapters/process-identity.ts";
-import { identityOf, ownIdentity } from "../adapters/process-identity.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import type { ProcessIdentity } from "../adapters/json-file-store/_process-identity.ts";
+import { identityOf, ownIdentity } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess, zombie } from "./processes.ts";
 import { tempDataFile } from "./temp.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { StoreUnavailableError } from "../src/mod.ts";
 import { deadProcess } from "./processes.ts";
 import { tempDataFile } from "./temp.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore, StoreHealth } from "../src/mod.ts";
-import { withHealth } from "../adapters/health.ts";
+import { withHealth } from "../adapters/server/health.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { call, errorOf, testApp } from "./helpers.ts";
 

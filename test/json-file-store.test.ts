@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
-import { identityOf } from "../adapters/process-identity.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess } from "./processes.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";

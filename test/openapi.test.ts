@@ -3,7 +3,7 @@ import type { Json } from "../src/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES, ERROR_STATUS, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, OPENAPI_DOCUMENT, PET_STATUSES } from "../src/mod.ts";
 import { LIMIT } from "../src/validate-list-query.ts";
 import { ROUTES } from "../src/routes.ts";
-import { createAccessLog } from "../adapters/access-log.ts";
+import { createAccessLog } from "../adapters/server/access-log.ts";
 import { AUTH, call, createPets, get, post, testApp } from "./helpers.ts";
 
 /** Follows a path of keys into the document. */

@@ -12,7 +12,7 @@
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isHostValue } from "../../src/_host.ts";
-import { urlHost } from "../server.ts";
+import { urlHost } from "../_serve.ts";
 
 /** A request with only what the service's app reads, each part read from Node's request when asked for. */
 export function nodeRequest(incoming: IncomingMessage): Request {

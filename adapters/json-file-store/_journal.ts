@@ -17,9 +17,9 @@
  * crash, together. Files written before keys existed read unchanged.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { IdempotencyKey, Pet } from "../src/mod.ts";
-import { readIdempotencyKey } from "../src/idempotency.ts";
-import { STORED_PET_FIELDS, validateStoredPet } from "../src/validate-pet.ts";
+import type { IdempotencyKey, Pet } from "../../src/mod.ts";
+import { readIdempotencyKey } from "../../src/idempotency.ts";
+import { STORED_PET_FIELDS, validateStoredPet } from "../../src/validate-pet.ts";
 
 /** The first line of every data file, without its newline. */
 export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';

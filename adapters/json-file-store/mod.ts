@@ -19,19 +19,19 @@
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../src/mod.ts";
-import type { KeyTable } from "../src/_idempotency-keys.ts";
-import type { PetIndex } from "../src/_pet-index.ts";
-import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../src/mod.ts";
-import { createKeyTable, tableKey } from "../src/_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
-import type { FileLock } from "./file-lock.ts";
-import type { FileIdentity, Loss } from "./lost-data-file.ts";
-import type { JournalKey } from "./pet-journal.ts";
-import { syncFolder, writeDurably } from "./durable-write.ts";
-import { acquireLock, errorCode } from "./file-lock.ts";
-import { lossOf, rescue } from "./lost-data-file.ts";
-import { JOURNAL_HEADER, journalLine, readJournal } from "./pet-journal.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../../src/mod.ts";
+import type { KeyTable } from "../../src/_idempotency-keys.ts";
+import type { PetIndex } from "../../src/_pet-index.ts";
+import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
+import { createKeyTable, tableKey } from "../../src/_idempotency-keys.ts";
+import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_pet-index.ts";
+import type { FileLock } from "./_file-lock.ts";
+import type { FileIdentity, Loss } from "./_lost-data-file.ts";
+import type { JournalKey } from "./_journal.ts";
+import { syncFolder, writeDurably } from "./_durable-write.ts";
+import { acquireLock, errorCode } from "./_file-lock.ts";
+import { lossOf, rescue } from "./_lost-data-file.ts";
+import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 
 /** Options of the JSON-file store. */
 export interface JsonFileStoreOptions {

@@ -11,9 +11,9 @@
 import type { FileHandle } from "node:fs/promises";
 import { link, mkdir, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { FileLock } from "./file-lock.ts";
-import { copyDurably, syncFolder } from "./durable-write.ts";
-import { errorCode } from "./file-lock.ts";
+import type { FileLock } from "./_file-lock.ts";
+import { copyDurably, syncFolder } from "./_durable-write.ts";
+import { errorCode } from "./_file-lock.ts";
 
 /** Which file the store opened: the device and inode its path led to then. */
 export interface FileIdentity {

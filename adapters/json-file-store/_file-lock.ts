@@ -18,10 +18,10 @@
  */
 import { link, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { setInterval } from "node:timers";
-import type { OsLock } from "./os-file-lock.ts";
-import type { ProcessIdentity } from "./process-identity.ts";
-import { hasOsLocks, tryOsLock } from "./os-file-lock.ts";
-import { isSameProcess, livenessOf, ownIdentity } from "./process-identity.ts";
+import type { OsLock } from "./_os-file-lock.ts";
+import type { ProcessIdentity } from "./_process-identity.ts";
+import { hasOsLocks, tryOsLock } from "./_os-file-lock.ts";
+import { isSameProcess, livenessOf, ownIdentity } from "./_process-identity.ts";
 
 /** How often an owner renews its lease. */
 const RENEW_MS = 1_000;

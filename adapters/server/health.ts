@@ -4,10 +4,10 @@
  * takes writes, 503 with the reason when it cannot or the server is shutting down. It lives outside
  * the API's base path, needs no key, and holds no data.
  */
-import type { App, PetStore } from "../src/mod.ts";
-import { errorResponse } from "../src/errors.ts";
-import { jsonResponse } from "../src/json-response.ts";
-import { splitUrl } from "../src/_request-target.ts";
+import type { App, PetStore } from "../../src/mod.ts";
+import { errorResponse } from "../../src/errors.ts";
+import { jsonResponse } from "../../src/json-response.ts";
+import { splitUrl } from "../../src/_request-target.ts";
 
 /** Where the health check answers. */
 export const HEALTH_PATH = "/health";

@@ -5,18 +5,18 @@
  * requests, close the store and exit 0.
  */
 import process from "node:process";
-import type { App, PetStore } from "../src/mod.ts";
+import type { App, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
-import type { Serve } from "./server.ts";
-import { urlHost } from "./server.ts";
-import { createApp, createMemoryStore } from "../src/mod.ts";
+import type { Serve } from "../_serve.ts";
+import { urlHost } from "../_serve.ts";
+import { createApp, createMemoryStore } from "../../src/mod.ts";
 import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
 import { withHealth } from "./health.ts";
-import { openJsonFileStore } from "./json-file-store.ts";
+import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
-import { openPostgresStore } from "./postgres-store.ts";
+import { openPostgresStore } from "../postgres-store/mod.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
 export interface RuntimeOptions {

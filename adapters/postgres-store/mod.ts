@@ -23,25 +23,13 @@
  *   down, timeouts, serialization failures) reject with `StoreUnavailableError` (503), and the
  *   next call tries again: the store recovers by itself when the database is back.
  */
-import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../src/mod.ts";
-import { StoreUnavailableError, withId } from "../src/mod.ts";
-import { againIfUndone, createFailure, describeError, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_postgres/failures.ts";
-import { createSchema } from "./_postgres/schema.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
+import { StoreUnavailableError, withId } from "../../src/mod.ts";
+import { againIfUndone, createFailure, describeError, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
+import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
+import { createSchema } from "./_schema.ts";
 
-/** A tagged template that runs one query with its values sent as parameters, resolving with the rows. */
-export type SqlQuery = (strings: TemplateStringsArray, ...values: readonly SqlValue[]) => PromiseLike<readonly Row[]>;
-
-/** The part of a tagged-template PostgreSQL client this store uses (Bun's `SQL`, postgres.js). */
-export interface SqlClient extends SqlQuery {
-  /** Runs `body` in a transaction, committed when it resolves and rolled back when it rejects. */
-  begin<T>(body: (sql: SqlQuery) => Promise<T>): PromiseLike<T>;
-}
-
-/** A value this store sends as a query parameter. */
-export type SqlValue = string | number | null;
-
-/** A result row as the clients return it: column name to value. */
-export type Row = Readonly<Record<string, unknown>>;
+export type { Row, SqlClient, SqlQuery, SqlValue } from "./sql-client.ts";
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -54,7 +42,7 @@ export interface PostgresStoreOptions {
 }
 
 /** The schema version this code creates and reads. */
-export { SCHEMA_VERSION } from "./_postgres/schema.ts";
+export { SCHEMA_VERSION } from "./_schema.ts";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;

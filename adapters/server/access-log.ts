@@ -10,8 +10,8 @@
  */
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import type { App } from "../src/mod.ts";
-import { splitUrl } from "../src/_request-target.ts";
+import type { App } from "../../src/mod.ts";
+import { splitUrl } from "../../src/_request-target.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */
 export type LogFormat = "json" | "text";
