@@ -15,6 +15,7 @@
  */
 import type { Pet } from "./pet.ts";
 import { entityTag } from "./etag.ts";
+import { utf8Length } from "./json-response.ts";
 
 /** The JSON texts of pets, remembered per app. */
 export interface PetTexts {
@@ -25,7 +26,7 @@ export interface PetTexts {
   /** The strong entity tag of a pet's or a page's text. */
   tag(text: string): string;
   /**
-   * The headers of a 200 carrying `text`: its media type, its tag and `extra`, as a frozen record
+   * The headers of a 200 carrying `text`: its media type, length, tag and `extra`, as a frozen record
    * made once and given to every such answer (each `Response` makes its own `Headers` of it).
    */
   taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>>;
@@ -86,7 +87,7 @@ export function createPetTexts(): PetTexts {
     if (kept?.extra === extra) return kept.headers;
     const key = extraKey(extra);
     if (kept?.key === key) return kept.headers;
-    const headers = Object.freeze({ "content-type": "application/json", ...extra, etag: tag(text) });
+    const headers = Object.freeze({ "content-type": "application/json", "content-length": String(utf8Length(text)), ...extra, etag: tag(text) });
     ready.set(text, { extra, key, headers });
     return headers;
   }

@@ -38,7 +38,7 @@ describe("remembered pet texts", () => {
     const texts = createPetTexts();
     const text = texts.pet(pet(1));
     const headers = texts.taggedHeaders(text, { link: "<http://a/v1/pets>" });
-    expect(headers).toEqual({ "content-type": "application/json", link: "<http://a/v1/pets>", etag: texts.tag(text) });
+    expect(headers).toEqual({ "content-type": "application/json", "content-length": String(text.length), link: "<http://a/v1/pets>", etag: texts.tag(text) });
     expect(Object.isFrozen(headers)).toBe(true);
     expect(texts.taggedHeaders(text, { link: "<http://a/v1/pets>" })).toBe(headers);
     expect(texts.taggedHeaders(text, { link: "<http://b/v1/pets>" })["link"]).toBe("<http://b/v1/pets>");
