@@ -3,6 +3,7 @@ import type { PetStore } from "../src/mod.ts";
 import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts";
 import { createAccessLog, requestLineJson, visible } from "../adapters/server/access-log.ts";
 import { createLineWriter } from "../adapters/server/_line-writer.ts";
+import { rawTarget } from "../src/_request-target.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 
@@ -150,5 +151,14 @@ describe("line writer", () => {
     for (let i = 0; i < 2000; i++) writer.push("x".repeat(99));
     expect(writes.length).toBeGreaterThan(1);
     expect(writes.slice(1).every((text) => text.endsWith("\n"))).toBe(true);
+  });
+});
+
+describe("raw targets", () => {
+  test("the path and query of an absolute or path-only URL, as sent", () => {
+    expect(rawTarget("http://h:1/v1/pets?limit=5")).toBe("/v1/pets?limit=5");
+    expect(rawTarget("https://h/v1/x/../pets")).toBe("/v1/x/../pets");
+    expect(rawTarget("/v1/pets/1")).toBe("/v1/pets/1");
+    expect(rawTarget("http://h")).toBe("/");
   });
 });

@@ -14,6 +14,7 @@
  */
 import process from "node:process";
 import type { App } from "../../src/mod.ts";
+import { rawTarget } from "../../src/_request-target.ts";
 import { createLineWriter } from "./_line-writer.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */
@@ -79,7 +80,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
           time: clock(),
           requestId,
           method: request.method,
-          target: targetOf(request.url),
+          target: rawTarget(request.url),
           status: response.status,
           bytes,
           durationMs: Math.round((performance.now() - started) * 1000) / 1000,
@@ -138,12 +139,6 @@ function isVisibleAscii(unit: number): boolean {
 
 function isSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdfff;
-}
-
-/** The path and query of an absolute URL, as the runtime received them. */
-function targetOf(url: string): string {
-  const path = url.indexOf("/", url.indexOf("//") + 2);
-  return path === -1 ? "/" : url.slice(path);
 }
 
 /**
