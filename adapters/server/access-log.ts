@@ -10,7 +10,7 @@
  *
  * Observing costs nothing it need not: the length is the one the answer declares (the core's JSON
  * answers all declare it), so no body is read; the time is formatted once a second; ids come from a
- * counter; and lines are written together once per event-loop turn (see `_line-writer.ts`).
+ * counter; and lines are written together, a few KiB at a time (see `_line-writer.ts`).
  */
 import process from "node:process";
 import type { App } from "../../src/mod.ts";
@@ -26,7 +26,7 @@ export const LOG_FORMATS: readonly LogFormat[] = ["text", "json"];
 /** Where and how a log writes. */
 export interface AccessLogOptions {
   readonly format: LogFormat;
-  /** Writes a request line, without its newline. Default: stdout, once per event-loop turn. */
+  /** Writes a request line, without its newline. Default: stdout, a few KiB or 10 ms at a time. */
   readonly write?: (line: string) => void;
   /** Writes an error line, without its newline. Default: stderr, at once. */
   readonly writeError?: (line: string) => void;
