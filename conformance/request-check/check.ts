@@ -143,7 +143,13 @@ function describe(request: { method: string; path: string; body?: string | Uint8
 
 /** The result as lines for people: every class with its count, example and naming rule. */
 export function report(result: CheckResult): string {
-  const lines = [`request check: ${result.requests} requests, ${result.disagreements.reduce((sum, entry) => sum + entry.count, 0)} disagreements in ${result.disagreements.length} classes`];
+  const total = (entries: readonly Disagreement[]) => entries.reduce((sum, entry) => sum + entry.count, 0);
+  const kinds = (["allowed but refused", "forbidden but accepted", "answer not declared"] as const)
+    .map((kind) => `${kind} ${total(result.disagreements.filter((entry) => entry.kind === kind))}`);
+  const lines = [
+    `request check: ${result.requests} requests, ${total(result.disagreements)} disagreements in ${result.disagreements.length} classes (${kinds.join(", ")}); ` +
+    `${total(result.unexplained)} in ${result.unexplained.length} classes not named in x-request-rules`,
+  ];
   for (const entry of [...result.disagreements].sort((a, b) => a.kind.localeCompare(b.kind) || b.count - a.count)) {
     lines.push(`  ${entry.kind}: ${entry.tag}: ${entry.count} (${entry.rule === undefined ? "NOT NAMED in x-request-rules" : `named: ${entry.rule}`})`);
     lines.push(`      e.g. ${entry.example}`);
