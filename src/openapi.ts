@@ -133,7 +133,7 @@ const createPet: JsonObject = {
     ),
     "401": ref("responses", "Unauthorized"),
     "408": errorAnswer(
-      "Only when served by Deno.serve (DENO_SERVER=Deno.serve): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
+      "Only when the standalone server runs with DENO_SERVER set (see the README): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
     ),
     "409": errorAnswer(
       "A request with the same Idempotency-Key is still being answered (`code` idempotency_key_in_use); retry once it is.",
