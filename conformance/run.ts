@@ -64,6 +64,16 @@ record(
   requestCheck.unexplained.length === 0,
   report(requestCheck),
 );
+// The check has teeth: with limit declared as a bare integer again, `+5` and `05` become disagreements it names.
+const loosened = JSON.parse(OPENAPI_JSON) as { paths: Record<string, Record<string, { parameters: { name: string; schema: unknown }[] }>> };
+loosened.paths["/pets"]!["get"]!.parameters.find((parameter) => parameter.name === "limit")!.schema = { type: "integer", format: "int32", minimum: 1, maximum: 100 };
+const loosenedCheck = await checkRequests(loosened);
+const caught = loosenedCheck.unexplained.map((entry) => entry.tag);
+record(
+  "the request check fails a document whose limit is a bare integer (it names limit: sign and limit: leading zero)",
+  caught.includes("limit: sign") && caught.includes("limit: leading zero"),
+  caught.join(", "),
+);
 
 // 3. The HTTP suite through Prism, on every runtime and store.
 const prism = run([process.execPath, "test", "./conformance/prism.test.ts"], ROOT, { CONFORMANCE_RUNTIMES: RUNTIMES.join(",") });
