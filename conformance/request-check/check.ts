@@ -136,7 +136,7 @@ function isAccepted(status: number, verdict: Verdict): boolean {
   return status === 404 && verdict.operation !== undefined && verdict.operation.id.startsWith("getPet");
 }
 
-function describe(request: { method: string; path: string; body?: string | Uint8Array }, status: number, verdict: Verdict): string {
+function describe(request: { method: string; path: string; body?: string | Uint8Array<ArrayBuffer> }, status: number, verdict: Verdict): string {
   const body = typeof request.body === "string" ? ` ${request.body.length > 60 ? `${request.body.slice(0, 60)}…` : request.body}` : "";
   return `${request.method} ${request.path}${body} → ${status}; document: ${verdict.allowed ? "allowed" : verdict.reason}`;
 }

@@ -40,7 +40,7 @@ export interface RequestShape {
   readonly method: string;
   readonly url: string;
   readonly headers: Headers;
-  readonly body?: string | Uint8Array;
+  readonly body?: string | Uint8Array<ArrayBuffer>;
 }
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];

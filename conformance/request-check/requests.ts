@@ -18,7 +18,7 @@ export interface GeneratedRequest {
   readonly method: string;
   readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
-  readonly body?: string | Uint8Array;
+  readonly body?: string | Uint8Array<ArrayBuffer>;
 }
 
 /** Spellings of numbers, each with the class it belongs to. */
@@ -186,7 +186,7 @@ function petText(name: string, categoryId: string, status?: string): string {
 
 function createRequests(key: string): GeneratedRequest[] {
   const requests: GeneratedRequest[] = [];
-  const post = (tag: string, body: string | Uint8Array, headers: Record<string, string> = JSON_AUTH(key)): GeneratedRequest =>
+  const post = (tag: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = JSON_AUTH(key)): GeneratedRequest =>
     ({ tag, method: "POST", path: "/pets", headers, body });
 
   const names: Spelling[] = [
@@ -296,7 +296,8 @@ function createRequests(key: string): GeneratedRequest[] {
     ["deep nesting", `{"name":"Rex","categoryId":1,"x":${"[".repeat(2000)}${"]".repeat(2000)}}`],
   ];
   for (const [tag, body] of shapes) requests.push(post(`body: ${tag}`, body));
-  requests.push(post("body: not UTF-8", new Uint8Array([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x2c, 0x22, 0x63, 0x61, 0x74, 0x65, 0x67, 0x6f, 0x72, 0x79, 0x49, 0x64, 0x22, 0x3a, 0x31, 0x7d])));
+  const utf8 = (text: string) => [...new TextEncoder().encode(text)];
+  requests.push(post("body: not UTF-8", new Uint8Array([...utf8('{"name":"'), 0xff, ...utf8('","categoryId":1}')])));
 
   const pet = petText('"Rex"', "1");
   const contentTypes: Spelling[] = [
