@@ -7,7 +7,8 @@
  * and from there: runs the README's examples on Node 20 (this machine's), 22, 24 and 26, Bun and
  * Deno, inside Hono, Express 5 and `node:http` hosts, and on workerd; type-checks a TypeScript
  * consumer under `nodenext` and `bundler` that runs the exported store contract on its own store;
- * and runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`.
+ * runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`; and generates a typed
+ * client from the document a running server serves (`client/`, its own install).
  * Ends with `packaging: N passed, M failed`.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { startPrinting } from "./processes.ts";
 import { startWorkerd } from "./workerd.ts";
+import { checkClient } from "./client/check.ts";
 
 const HERE = import.meta.dir;
 const ROOT = join(HERE, "..");
@@ -214,6 +216,11 @@ await check("workerd: the whole HTTP suite passes against the core", () => {
   const output = run([process.execPath, "test", "./packaging/edge.test.ts"], ROOT, { EDGE_PROJECT: project });
   const [pass, fail] = [/^\s*(\d+) pass$/m.exec(output)?.[1], /^\s*(\d+) fail$/m.exec(output)?.[1]];
   expectSame("bun test counts", { ran: Number(pass) > 0, fail }, { ran: true, fail: "0" });
+});
+
+// A client generated from the served document: openapi-typescript, openapi-fetch, and tsc refusing a wrong request.
+await check("a typed client generated from the served document calls the server, and tsc refuses a wrong request", async () => {
+  console.log(await checkClient());
 });
 
 console.log(`packaging: ${passed} passed, ${failed} failed`);
