@@ -4,10 +4,10 @@
  * `kill -9`, and a full disk never costs an acknowledged pet. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Pet } from "../src/mod.ts";
-import type { Runtime } from "./server-process.ts";
+import type { Runtime, ServerProcess } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
@@ -29,11 +29,36 @@ function create(base: string, pet: object): Promise<Response> {
   return fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
 }
 
-async function createPets(base: string, count: number): Promise<Pet[]> {
+async function createPets(base: string, count: number, prefix = "kept"): Promise<Pet[]> {
   const pets: Pet[] = [];
-  for (let i = 0; i < count; i++) pets.push((await (await create(base, { name: `kept ${i}`, categoryId: i })).json()) as Pet);
+  for (let i = 0; i < count; i++) {
+    const response = await create(base, { name: `${prefix} ${i}`, categoryId: i });
+    expect(response.status).toBe(201);
+    pets.push((await response.json()) as Pet);
+  }
   return pets;
 }
+
+/** Loaded into a server to freeze it between the store's lock check and its write (see the fixture). */
+const FREEZE_BEFORE_WRITE = "./test/fixtures/freeze-before-write.ts";
+
+/** Resolves once `server` has printed `text`; rejects after 10 s. */
+async function printed(server: ServerProcess, text: string): Promise<void> {
+  for (const started = Date.now(); !server.output().includes(text); await Bun.sleep(20)) {
+    if (Date.now() - started > 10_000) throw new Error(`the server never printed "${text}":\n${server.output()}`);
+  }
+}
+
+/** Kills a server that a failed test left running; one already stopped is left alone. */
+async function kill(server: ServerProcess | undefined): Promise<void> {
+  try {
+    await server?.stop("SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
 
 /** The 503 answer to a create, as an error object. */
 async function refusedCreate(base: string): Promise<{ status: number; code: string; message: string }> {
@@ -186,6 +211,55 @@ export function durabilitySuite(runtime: Runtime): void {
       const lines = readFileSync(join(dirname(env.DATA_FILE), saved!), "utf8").trim().split("\n").slice(1);
       expect(lines.map((line) => JSON.parse(line))).toEqual([...early, ...late]);
       expect(readFileSync(env.DATA_FILE, "utf8").trim().split("\n")).toHaveLength(1 + early.length);
+    }, 30_000);
+
+    test.each(RUNTIMES.filter((taker) => !(runtime === "deno" && taker === "deno")))(
+      "frozen between its lock check and its write, then taken over by %s in another pid namespace: when it wakes it answers 503 and writes over nothing the new server acknowledged",
+      async (taker) => {
+        const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+        let frozen: ServerProcess | undefined;
+        let taking: ServerProcess | undefined;
+        try {
+          frozen = await startServer(runtime, env, { preload: FREEZE_BEFORE_WRITE, ownPidNamespace: true });
+          const before = await createPets(frozen.url, 2, "before the freeze");
+          writeFileSync(`${env.DATA_FILE}.freeze`, "");
+          const blocked = create(frozen.url, { name: "decided on before the freeze, written after it", categoryId: 9 });
+          await printed(frozen, "frozen before a write");
+          // The frozen server renews nothing: its lease runs out and the new server takes the lock over.
+          taking = await startServer(taker, env, { ownPidNamespace: true });
+          const later = await createPets(taking.url, 3, "acknowledged by the new server");
+          unlinkSync(`${env.DATA_FILE}.freeze`);
+          const woken = await blocked;
+          expect(woken.status).toBe(503);
+          expect(((await woken.json()) as { message: string }).message).toContain(`the lock file ${env.DATA_FILE}.lock was removed or taken over`);
+          expect((await fetch(new URL("/health", frozen.url))).status).toBe(503);
+          expect(await frozen.stop("SIGTERM")).toBe(0);
+          expect(await taking.stop("SIGTERM")).toBe(0);
+          const next = await startServer(runtime, env);
+          try {
+            expect(await allPets(next.url)).toEqual([...before, ...later]);
+            expect(next.output()).not.toContain("torn");
+          } finally {
+            await next.stop("SIGKILL");
+          }
+        } finally {
+          rmSync(`${env.DATA_FILE}.freeze`, { force: true });
+          await kill(frozen);
+          await kill(taking);
+        }
+      },
+      60_000,
+    );
+
+    test("a second server in another pid namespace, with the same pid there, is refused naming the first's process", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const first = await startServer(runtime, env, { ownPidNamespace: true });
+      try {
+        const second = await startServer(runtime, env, { ownPidNamespace: true }).catch((error: Error) => error);
+        expect(String(second)).toContain(`Cannot open ${env.DATA_FILE}: it is in use by process 2 `);
+      } finally {
+        await first.stop("SIGKILL");
+      }
     }, 30_000);
 
     test("a second server on the same data file is refused with a clear message", async () => {

@@ -51,7 +51,8 @@ describe("data-file lock: owners /proc can judge", () => {
 
   test("a lock naming this process's own pid from an earlier life is taken over at once", async () => {
     const path = tempDataFile();
-    writeLock(path, { ...(await ownIdentity()), startTime: "1" });
+    // As a version before process instances wrote it: the pid and start time alone tell the lives apart.
+    writeLock(path, { ...(await identityOf(process.pid)), startTime: "1" });
     expect(await timedOpen(path)).toBeLessThan(AT_ONCE_MS);
   });
 
@@ -65,7 +66,7 @@ describe("data-file lock: owners /proc can judge", () => {
 describe("data-file lock: owners /proc cannot judge (another pid namespace or boot, no /proc)", () => {
   test("a lock naming this pid in another container's pid namespace, not renewed for 5 s, is taken over at once", async () => {
     const path = tempDataFile();
-    writeLock(path, { ...(await ownIdentity()), pidNamespace: "pid:[1]" }, 60);
+    writeLock(path, { ...(await ownIdentity()), instance: crypto.randomUUID(), pidNamespace: "pid:[1]" }, 60);
     expect(await timedOpen(path)).toBeLessThan(AT_ONCE_MS);
   });
 

@@ -15,6 +15,9 @@
  * - Before writing and again before acknowledging, the store checks that the path still leads to
  *   the file it opened and the lock is still its own (see `lost-data-file.ts`); if not, creates
  *   answer 503 and what was acknowledged is saved where a restart finds it.
+ * - Writes only ever append (`O_APPEND`), and a lock taken from an owner that may only be frozen
+ *   gives the path a new file first (see `fence.ts`): a woken owner's write lands nowhere it can
+ *   overwrite the new owner's lines.
  */
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
@@ -29,8 +32,9 @@ import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
 import type { JournalKey } from "./_journal.ts";
 import { syncFolder, writeDurably } from "./_durable-write.ts";
+import { fenceOff } from "./_fence.ts";
 import { acquireLock, errorCode } from "./_file-lock.ts";
-import { lossOf, rescue } from "./_lost-data-file.ts";
+import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
 import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 
 /** Options of the JSON-file store. */
@@ -58,6 +62,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   const lock = await acquireLock(`${path}.lock`, `open ${path}`);
   let file: FileHandle | undefined;
   try {
+    if (lock.previousOwnerMayRun) await fenceOff(path);
     const index = createPetIndex();
     const keys = createKeyTable(options.maxIdempotencyKeys);
     const now = Date.now();
@@ -72,7 +77,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     return journalStore({ path, file, opened, lock, logger }, size, { index, keys });
   } catch (error) {
     await file?.close();
-    await lock.release();
+    await lock.release().catch(() => {}); // the error that stopped the open is the one to report
     throw error;
   }
 }
@@ -85,7 +90,10 @@ async function createFolder(path: string): Promise<void> {
   }
 }
 
-/** Opens the data file for reading and writing; a missing one is created with its header, atomically. */
+/**
+ * Opens the data file for reading and appending; a missing one is created with its header,
+ * atomically. Appending (`O_APPEND`) means no write of this server lands over bytes another wrote.
+ */
 async function openJournal(path: string): Promise<FileHandle> {
   try {
     await stat(path);
@@ -96,7 +104,7 @@ async function openJournal(path: string): Promise<FileHandle> {
     await rename(temp, path);
     await syncFolder(dirname(path));
   }
-  return open(path, "r+");
+  return open(path, "a+");
 }
 
 /** Reads the file into the index and repairs its end; resolves with the size new records go after. */
@@ -109,9 +117,9 @@ async function loadJournal(
   const contents = await readJournal(file, path, onPet);
   let size = contents.size;
   if (size === 0) {
-    size = await writeAt(file, `${JOURNAL_HEADER}\n`, 0);
+    size = await append(file, `${JOURNAL_HEADER}\n`);
   } else if (contents.newlineMissing) {
-    size += await writeAt(file, "\n", size);
+    size += await append(file, "\n");
   } else if (contents.tornTail !== undefined) {
     const saved = `${path}.torn-${Date.now()}`;
     await writeDurably(saved, contents.tornTail.bytes);
@@ -184,7 +192,7 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     let written: number;
     let loss: Loss | undefined;
     try {
-      written = await writeAt(file, lines, committedSize);
+      written = await append(file, lines);
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
       // as in place): the batch is acknowledged only once both are done, and never if the file was lost.
       [, loss] = await Promise.all([file.datasync(), lossOf(path, opened, lock).catch(() => undefined)]);
@@ -237,25 +245,35 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     list: (query) => Promise.resolve(pageOf(index, query)),
     async health() {
       if (failure !== undefined) return { ok: false, reason: failure.message };
-      return closed ? { ok: false, reason: "the store is closed" } : { ok: true };
+      if (closed) return { ok: false, reason: "the store is closed" };
+      // Looked at now, not at the next write: a probe must see a lost lock before a client does.
+      const loss = await lossOf(path, opened, lock).catch(() => undefined);
+      return loss === undefined ? { ok: true } : { ok: false, reason: describeLoss(path, loss) };
     },
     async close() {
       if (closed) return;
       closed = true;
       await flushing;
       await file.close();
-      await lock.release();
+      try {
+        await lock.release();
+      } catch (error) {
+        // A read-only folder, say: the next server takes the lock over once it sees this one gone.
+        logger.warn(`${path}: the lock file ${path}.lock could not be removed (${describeError(error)}); ` +
+          "the next server on this file takes it over once it sees this one has stopped");
+      }
       logger.info(`closed ${path}: ${index.all.length} pets`);
     },
   };
 }
 
-/** Writes all of `text` at `position`, resolving with the byte count; short writes continue. */
-async function writeAt(file: FileHandle, text: string, position: number): Promise<number> {
+/** Appends all of `text` to the file, resolving with the byte count; short writes continue. */
+async function append(file: FileHandle, text: string): Promise<number> {
   const bytes = encoder.encode(text);
   let offset = 0;
   while (offset < bytes.length) {
-    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, position + offset);
+    // No position: the file is open for appending, and the kernel puts each write at its end.
+    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, null);
     if (bytesWritten === 0) throw new Error("the disk accepted no more bytes");
     offset += bytesWritten;
   }
