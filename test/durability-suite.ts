@@ -4,7 +4,7 @@
  * `kill -9`, and a full disk never costs an acknowledged pet. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime, ServerProcess } from "./server-process.ts";
@@ -59,6 +59,19 @@ async function kill(server: ServerProcess | undefined): Promise<void> {
 }
 
 const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
+
+/**
+ * Makes a folder read-only, or writable again, even for root, whom permission bits do not stop:
+ * as root with the immutable attribute (`chattr +i`), else by its mode.
+ */
+function makeReadOnly(folder: string, readOnly: boolean): void {
+  if (process.getuid?.() === 0) {
+    const result = Bun.spawnSync(["chattr", readOnly ? "+i" : "-i", folder]);
+    if (result.exitCode !== 0) throw new Error(`chattr failed on ${folder}: ${result.stderr}`);
+  } else {
+    chmodSync(folder, readOnly ? 0o555 : 0o755);
+  }
+}
 
 /** The 503 answer to a create, as an error object. */
 async function refusedCreate(base: string): Promise<{ status: number; code: string; message: string }> {
@@ -259,6 +272,41 @@ export function durabilitySuite(runtime: Runtime): void {
         expect(String(second)).toContain(`Cannot open ${env.DATA_FILE}: it is in use by process 2 `);
       } finally {
         await first.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("a lock file removed while it runs: /health answers 503 naming it before any create, and creates answer 503", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const server = await startServer(runtime, env);
+      try {
+        const health = new URL("/health", server.url);
+        expect((await fetch(health)).status).toBe(200);
+        unlinkSync(`${env.DATA_FILE}.lock`);
+        const answer = await fetch(health);
+        expect(answer.status).toBe(503);
+        expect(((await answer.json()) as { message: string }).message).toBe(
+          `Cannot take writes: the lock file ${env.DATA_FILE}.lock was removed or taken over while this server ran, ` +
+            `so another process may write ${env.DATA_FILE}; no pet is created until the server restarts`,
+        );
+        expect((await refusedCreate(server.url)).status).toBe(503);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("SIGTERM with the data folder made read-only exits 0, warning that the lock file could not be removed", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const server = await startServer(runtime, env);
+      const folder = dirname(env.DATA_FILE);
+      try {
+        await createPets(server.url, 1);
+        makeReadOnly(folder, true);
+        expect(await server.stop("SIGTERM")).toBe(0);
+        expect(server.output()).toContain(`the lock file ${env.DATA_FILE}.lock could not be removed`);
+        expect(server.output()).toContain("stopped");
+      } finally {
+        makeReadOnly(folder, false);
+        await kill(server);
       }
     }, 30_000);
 
