@@ -4,6 +4,7 @@
  * `kill -9`, and a full disk never costs an acknowledged pet. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Pet } from "../src/mod.ts";
@@ -12,6 +13,7 @@ import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
 const KEY = "durability-key";
+const HEADER = '{"format":"animal-store-pets","version":1}';
 const AUTH = { authorization: `Bearer ${KEY}` };
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
@@ -307,6 +309,45 @@ export function durabilitySuite(runtime: Runtime): void {
       } finally {
         makeReadOnly(folder, false);
         await kill(server);
+      }
+    }, 30_000);
+
+
+    test("the data file keeps no digest of an API key that a dictionary could be tried against, and a keyed create still replays after a restart", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const keyed = (base: string) =>
+        fetch(`${base}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": "retry-1" }, body: '{"name":"Rex","categoryId":1}' });
+      const first = await startServer(runtime, env);
+      const created = (await (await keyed(first.url)).json()) as Pet;
+      expect(await first.stop("SIGTERM")).toBe(0);
+      // What anyone with the file and a list of guesses would compute for the right guess.
+      const digest = createHash("sha256").update(KEY).digest("base64url");
+      expect(readFileSync(env.DATA_FILE, "utf8")).not.toContain(digest);
+      const second = await startServer(runtime, env);
+      try {
+        const retry = await keyed(second.url);
+        expect(retry.status).toBe(201);
+        expect(retry.headers.get("idempotent-replayed")).toBe("true");
+        expect(await retry.json()).toEqual(created);
+      } finally {
+        await second.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("a data file written before the MAC, holding the API key's bare digest, still replays its keys", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const digest = createHash("sha256").update(KEY).digest("base64url");
+      const pet = { id: 1, name: "Rex", categoryId: 1 };
+      writeFileSync(env.DATA_FILE, `${HEADER}\n${JSON.stringify({ ...pet, idempotency: { client: digest, key: "retry-1", at: Date.now() } })}\n`);
+      const server = await startServer(runtime, env);
+      try {
+        const retry = await fetch(`${server.url}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": "retry-1" }, body: '{"name":"Rex","categoryId":1}' });
+        expect(retry.status).toBe(201);
+        expect(retry.headers.get("idempotent-replayed")).toBe("true");
+        expect(await retry.json()).toEqual(pet);
+        expect(await allPets(server.url)).toEqual([pet]);
+      } finally {
+        await server.stop("SIGKILL");
       }
     }, 30_000);
 

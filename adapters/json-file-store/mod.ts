@@ -10,7 +10,8 @@
  *   and report success the second time): it cuts the file back to the last acknowledged size and
  *   refuses further creates until a restart reloads the file.
  * - A create with an idempotency key writes the key in the pet's own line; the keys of the last 24
- *   hours are loaded back on open, at most `maxIdempotencyKeys` of them.
+ *   hours are loaded back on open, at most `maxIdempotencyKeys` of them. The API key behind it is
+ *   kept only as an HMAC under a secret beside the file (see `client-mac.ts`).
  * - A lock file keeps a second process from writing the same file (see `file-lock.ts`).
  * - Before writing and again before acknowledging, the store checks that the path still leads to
  *   the file it opened and the lock is still its own (see `lost-data-file.ts`); if not, creates
@@ -28,9 +29,11 @@ import type { PetIndex } from "../../src/_pet-index.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
 import { createKeyTable, tableKey } from "../../src/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_pet-index.ts";
+import type { ClientMac } from "./_client-mac.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
 import type { JournalKey } from "./_journal.ts";
+import { openClientSecret } from "./_client-mac.ts";
 import { syncFolder, writeDurably } from "./_durable-write.ts";
 import { fenceOff } from "./_fence.ts";
 import { acquireLock, errorCode } from "./_file-lock.ts";
@@ -63,18 +66,24 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   let file: FileHandle | undefined;
   try {
     if (lock.previousOwnerMayRun) await fenceOff(path);
+    const secret = await openClientSecret(path);
     const index = createPetIndex();
     const keys = createKeyTable(options.maxIdempotencyKeys);
     const now = Date.now();
     file = await openJournal(path);
-    const size = await loadJournal(file, path, (pet, key) => {
+    const { size, macRecords } = await loadJournal(file, path, (pet, key) => {
       addPet(index, pet);
       if (key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS) keys.add(key, pet.id, key.at);
-    }, logger);
+    }, secret.mac, logger);
+    await secret.keep();
+    if (secret.created && macRecords > 0) {
+      logger.warn(`${path}: its secret ${path}.secret was missing, so a new one was made; the ${macRecords} idempotency keys ` +
+        "written under the old one are not recognised, and a retry with one of them creates a new pet");
+    }
     const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    return journalStore({ path, file, opened, lock, logger }, size, { index, keys });
+    return journalStore({ path, file, opened, lock, logger, mac: secret.mac }, size, { index, keys });
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -107,14 +116,18 @@ async function openJournal(path: string): Promise<FileHandle> {
   return open(path, "a+");
 }
 
-/** Reads the file into the index and repairs its end; resolves with the size new records go after. */
+/**
+ * Reads the file into the index and repairs its end; resolves with the size new records go after,
+ * and how many records hold a MAC.
+ */
 async function loadJournal(
   file: FileHandle,
   path: string,
   onPet: (pet: Pet, key: JournalKey | undefined) => void,
+  mac: ClientMac,
   logger: Pick<Console, "warn">,
-): Promise<number> {
-  const contents = await readJournal(file, path, onPet);
+): Promise<{ size: number; macRecords: number }> {
+  const contents = await readJournal(file, path, onPet, cached(mac));
   let size = contents.size;
   if (size === 0) {
     size = await append(file, `${JOURNAL_HEADER}\n`);
@@ -130,7 +143,17 @@ async function loadJournal(
     );
   }
   await file.sync();
-  return size;
+  return { size, macRecords: contents.macRecords };
+}
+
+/** `mac`, remembering its answers: a file's older records name few clients, each many times. */
+function cached(mac: ClientMac): ClientMac {
+  const known = new Map<string, string>();
+  return (client) => {
+    let value = known.get(client);
+    if (value === undefined) known.set(client, value = mac(client));
+    return value;
+  };
 }
 
 /** The open data file and what guards it. */
@@ -141,6 +164,8 @@ interface Journal {
   readonly opened: FileIdentity;
   readonly lock: FileLock;
   readonly logger: Pick<Console, "info" | "warn">;
+  /** What the file keeps of a key's client (see `client-mac.ts`). */
+  readonly mac: ClientMac;
 }
 
 /** What the store holds in memory: every pet, and the recent idempotency keys. */
@@ -149,7 +174,7 @@ interface Loaded {
   readonly keys: KeyTable;
 }
 
-function journalStore({ path, file, opened, lock, logger }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
+function journalStore({ path, file, opened, lock, logger, mac }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
   const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
@@ -222,8 +247,9 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     });
   }
 
-  async function createWithKey(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate> {
+  async function createWithKey(pet: NewPet, asked: IdempotencyKey): Promise<KeyedCreate> {
     const at = Date.now();
+    const key = { client: mac(asked.client), key: asked.key };
     const earlier = petById(index, keys.find(key, at) ?? 0);
     if (earlier !== undefined) return { pet: earlier, replayed: true };
     const name = tableKey(key);
