@@ -266,6 +266,26 @@ export function durabilitySuite(runtime: Runtime): void {
       60_000,
     );
 
+    test("frozen between its lock check and its write, a second server that can tell frozen from dead (Deno by flock, Bun and Node by /proc) is refused, and the frozen one goes on", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      // flock reaches across pid namespaces; /proc only within one.
+      const namespaces = { ownPidNamespace: runtime === "deno" };
+      let frozen: ServerProcess | undefined;
+      try {
+        frozen = await startServer(runtime, env, { preload: FREEZE_BEFORE_WRITE, ...namespaces });
+        writeFileSync(`${env.DATA_FILE}.freeze`, "");
+        const blocked = create(frozen.url, { name: "written after the freeze", categoryId: 1 });
+        await printed(frozen, "frozen before a write");
+        const second = await startServer(runtime, env, namespaces).catch((error: Error) => error);
+        expect(String(second)).toContain(`Cannot open ${env.DATA_FILE}: it is in use by process`);
+        unlinkSync(`${env.DATA_FILE}.freeze`);
+        expect((await blocked).status).toBe(201);
+      } finally {
+        rmSync(`${env.DATA_FILE}.freeze`, { force: true });
+        await kill(frozen);
+      }
+    }, 30_000);
+
     test("a second server in another pid namespace, with the same pid there, is refused naming the first's process", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const first = await startServer(runtime, env, { ownPidNamespace: true });
