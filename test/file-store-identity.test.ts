@@ -32,4 +32,26 @@ describe("JSON-file store whose lock is lost while it runs", () => {
     await store.close();
     expect(readFileSync(`${path}.lock`, "utf8")).toBe(other);
   });
+
+  test("a removed lock file makes the health check fail at once, before any create", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    expect(await store.health!()).toEqual({ ok: true });
+    unlinkSync(`${path}.lock`);
+    expect(await store.health!()).toEqual({
+      ok: false,
+      reason: `the lock file ${path}.lock was removed or taken over while this server ran, so another process may write ${path}; ` +
+        "no pet is created until the server restarts",
+    });
+    await store.close();
+  });
+
+  test("a lock taken over by another process makes the health check fail", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    writeFileSync(`${path}.other`, `${JSON.stringify(await deadProcess())}\n`);
+    renameSync(`${path}.other`, `${path}.lock`);
+    expect((await store.health!()).ok).toBe(false);
+    await store.close();
+  });
 });

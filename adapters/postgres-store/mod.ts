@@ -187,8 +187,17 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     },
     async health(): Promise<StoreHealth> {
       try {
-        const rows = await read(() => sql`select pg_is_in_recovery() as recovering`, timeoutMs);
-        return rows[0]?.["recovering"] === false ? { ok: true } : { ok: false, reason: "the database is read-only (a standby, or in recovery)" };
+        // A create is one statement in a transaction of its own, so it writes exactly when a
+        // transaction begun now may: not on a standby, nor under `default_transaction_read_only`.
+        const rows = await read(
+          () => sql`select pg_is_in_recovery() as recovering, current_setting('transaction_read_only') as read_only`,
+          timeoutMs,
+        );
+        if (rows[0]?.["recovering"] !== false) return { ok: false, reason: "the database is read-only (a standby, or in recovery)" };
+        if (rows[0]["read_only"] !== "off") {
+          return { ok: false, reason: "the database is read-only (default_transaction_read_only is on for this server's sessions)" };
+        }
+        return { ok: true };
       } catch (error) {
         return { ok: false, reason: describeError(error) };
       }
