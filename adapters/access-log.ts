@@ -10,7 +10,7 @@
  */
 import { Buffer } from "node:buffer";
 import process from "node:process";
-import type { App } from "../src/mod.ts";
+import type { App, ConnectionInfo } from "../src/mod.ts";
 import { splitUrl } from "../src/_request-target.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */
@@ -60,12 +60,12 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   const ids = new WeakMap<Request, string>();
 
   function wrap(app: App): App {
-    async function fetch(request: Request): Promise<Response> {
+    async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
       const started = performance.now();
       const given = request.headers.get("x-request-id");
       const requestId = given !== null && CLIENT_REQUEST_ID.test(given) ? given : crypto.randomUUID();
       ids.set(request, requestId);
-      const { response, bytes } = await withIdAndLength(await app.fetch(request), requestId);
+      const { response, bytes } = await withIdAndLength(await app.fetch(request, connection), requestId);
       const target = splitUrl(request.url);
       write(format({
         time: new Date().toISOString(),

@@ -7,6 +7,7 @@ import type { RequestTarget } from "./_request-target.ts";
 import type { RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
+import type { RateLimit } from "./rate-limit.ts";
 import { createKeyChecker } from "./auth.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { createDeprecationHeaders } from "./deprecation.ts";
@@ -16,10 +17,23 @@ import { createPetTexts } from "./_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_request-target.ts";
 import { createRouteMatcher, ROUTES } from "./routes.ts";
+import { withRateLimit } from "./rate-limit.ts";
 import { StoreUnavailableError } from "./store.ts";
 
 /** A Fetch API request handler, as `Bun.serve`, `Deno.serve` and most host frameworks take it. */
-export type Handler = (request: Request) => Promise<Response>;
+export type Handler = (request: Request, connection?: ConnectionInfo) => Promise<Response>;
+
+/**
+ * Where a request came from, as the runtimes pass it as the handler's second argument: Bun's
+ * server (`requestIP`) or Deno's handler info (`remoteAddr`); `serveNode` passes the first. Read
+ * only by the rate limit, for requests without a valid key.
+ */
+export interface ConnectionInfo {
+  /** The address of the connection `request` came on (Bun's `server.requestIP`). */
+  requestIP?(request: Request): { readonly address: string } | null;
+  /** The address of the connection the request came on (Deno's `ServeHandlerInfo.remoteAddr`). */
+  readonly remoteAddr?: { readonly hostname?: string };
+}
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
 export interface AppOptions extends PublicOriginOptions {
@@ -38,6 +52,8 @@ export interface AppOptions extends PublicOriginOptions {
    * 500. Default `console.error`.
    */
   readonly onError?: (error: unknown, request?: Request) => void;
+  /** Limit each API key (and each client address, for requests without a valid key) to this rate. Default: no limit. */
+  readonly rateLimit?: RateLimit;
 }
 
 /** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
@@ -66,6 +82,8 @@ export function createApp(options: AppOptions): App {
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
   const deprecationHeaders = createDeprecationHeaders();
+  const { rateLimit } = options;
+  const answer = rateLimit === undefined ? respond : withRateLimit(respond, rateLimit, { apiKeys: options.apiKeys, trustProxy: options.trustProxy ?? false });
 
   async function respond(request: Request): Promise<Response> {
     const host = request.headers.get("host");
@@ -103,9 +121,9 @@ export function createApp(options: AppOptions): App {
     return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, headers, texts, idempotency });
   }
 
-  async function fetch(request: Request): Promise<Response> {
+  async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
     try {
-      const response = await respond(request);
+      const response = await answer(request, connection);
       // A 304 has no body and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
