@@ -71,7 +71,7 @@ export function rateLimitProblem(limit: RateLimit): string | undefined {
 export function describeRateLimit(limit: RateLimit): string {
   const { requests, seconds, burst = requests } = limit;
   const per = seconds === 1 ? "second" : seconds === 60 ? "minute" : seconds === 3600 ? "hour" : `${seconds} seconds`;
-  return `${requests} requests per ${per}${burst === requests ? "" : `, in bursts of up to ${burst}`}`;
+  return `${requests} request${requests === 1 ? "" : "s"} per ${per}${burst === requests ? "" : `, in bursts of up to ${burst}`}`;
 }
 
 // Lets float arithmetic land on whole requests: 3 × (1000 / 3) ms is 1000 ms.
