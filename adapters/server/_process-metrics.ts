@@ -26,7 +26,7 @@ export function processText(): string {
     familyHeader("process_heap_bytes", "gauge", "JavaScript heap in use, in bytes.") +
     sample("process_heap_bytes", "", memory.heapUsed) +
     familyHeader("process_start_time_seconds", "gauge", "When the process started, in seconds since the Unix epoch.") +
-    sample("process_start_time_seconds", "", Math.round(Date.now() / 1000 - uptime)) +
+    sample("process_start_time_seconds", "", Math.floor(Date.now() - uptime * 1000) / 1000) +
     familyHeader("animal_store_uptime_seconds", "gauge", "Seconds since the process started.") +
     sample("animal_store_uptime_seconds", "", Math.round(uptime * 1000) / 1000) +
     familyHeader("animal_store_build_info", "gauge", "Always 1; the labels name the service's version and the runtime.") +
