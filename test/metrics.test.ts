@@ -117,7 +117,7 @@ describe("metrics", () => {
     const sql = metrics.observeSql(client);
     await sql`select 1`;
     await sql`select 2`.then(undefined, () => {});
-    await sql.begin((transaction) => transaction`insert into pets values (1)`).then(undefined, () => {});
+    await sql.begin(async (transaction) => await transaction`insert into pets values (1)`).then(undefined, () => {});
     await sql`update animal_store set x = 1`.then(undefined, () => {});
     const text = await metrics.text();
     expect(valueOf(text, 'animal_store_postgres_statements_total{kind="read",outcome="ok"}')).toBe(1);
