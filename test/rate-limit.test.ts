@@ -145,6 +145,13 @@ describe("rate limits", () => {
     expect(await statuses(app, 1, {}, from("192.0.2.1"))).toEqual([429]);
   });
 
+  test("limits are per instance: a key refused by one app on a shared store is still served by another", async () => {
+    const store = createMemoryStore();
+    const [first, second] = [1, 2].map(() => createApp({ store, apiKeys: [KEY], rateLimit: HOURLY }));
+    expect(await statuses(first!, 4, AUTH)).toEqual([200, 200, 200, 429]);
+    expect(await statuses(second!, 4, AUTH)).toEqual([200, 200, 200, 429]);
+  });
+
   test("a refused request uses up nothing: after Retry-After the key is served again", async () => {
     const app = limitedApp({ requests: 1, seconds: 1, burst: 1 });
     expect(await statuses(app, 3, AUTH)).toEqual([200, 429, 429]);
