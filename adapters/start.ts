@@ -44,6 +44,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   let stopping = false;
   const server = await serve(serverApp(config, store, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
+  // Printed before "listening on", which scripts wait for: by then both URLs are out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
