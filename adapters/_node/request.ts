@@ -49,7 +49,8 @@ class NodeRequest {
 
   /** The address of the connection a look-alike came on; `undefined` for any other request. */
   static peerOf(request: unknown): string | undefined {
-    return typeof request === "object" && request !== null && #incoming in request ? (request as NodeRequest).#incoming.socket.remoteAddress : undefined;
+    if (typeof request !== "object" || request === null || !(#incoming in request)) return undefined;
+    return (request as NodeRequest).#incoming.socket.remoteAddress;
   }
 }
 
