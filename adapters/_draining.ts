@@ -29,14 +29,14 @@ export function createDraining(handler: Handler): Draining {
   let inFlight = 0;
   let closing = false;
   let lastArrival = 0;
-  const wrapped: Handler = async (request) => {
+  const wrapped: Handler = async (request, connection) => {
     if (closing) {
       lastArrival = Date.now();
       return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
     }
     inFlight++;
     try {
-      const response = await handler(request);
+      const response = await handler(request, connection);
       if (closing) response.headers.set("connection", "close");
       return response;
     } finally {

@@ -19,6 +19,8 @@ export interface Server {
   readonly port: number;
   /** Stops taking requests and resolves once every in-flight request is answered (see `draining.ts`). */
   close(): Promise<void>;
+  /** How many connections are open, where the runtime's server can tell (`node:http`; not `Bun.serve` or `Deno.serve`). */
+  connections?(): Promise<number>;
 }
 
 /** Starts serving an app; resolves once the server listens. */

@@ -9,12 +9,12 @@ import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Handler } from "../src/mod.ts";
+import type { ConnectionInfo, Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
-import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
+import { bodyConsumed, fetchRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 
 export type { Serve, Server, ServeOptions } from "./_serve.ts";
@@ -50,7 +50,8 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
       void send(incoming, outgoing, internalErrorResponse(), options);
       return;
     }
-    void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
+    const connection: ConnectionInfo = { requestIP: () => (incoming.socket.remoteAddress === undefined ? null : { address: incoming.socket.remoteAddress }) };
+    void answer(handler, fetchRequest(incoming, outgoing), connection, incoming, outgoing, options);
   };
 }
 
@@ -69,7 +70,7 @@ export const serveNode: Serve = (app, options) =>
       requestTimeout: (headerSeconds + bodySeconds) * 1000,
       keepAliveTimeout: idleSeconds * 1000,
       connectionsCheckingInterval: 1000,
-    }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), incoming, outgoing, bridge));
+    }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), NODE_CONNECTION, incoming, outgoing, bridge));
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       // Closing stops listening and closes idle keep-alive connections, where a request may be on its
@@ -78,15 +79,16 @@ export const serveNode: Serve = (app, options) =>
         await draining.drain();
         await new Promise<void>((done) => server.close(() => done()));
       };
-      const handle: Server = { port: (server.address() as AddressInfo).port, close };
+      const connections = () => new Promise<number>((done) => server.getConnections((error, count) => done(error === null ? count : 0)));
+      const handle: Server = { port: (server.address() as AddressInfo).port, close, connections };
       resolve(handle);
     });
   });
 
 /** Answers one request; a throw while writing (say, a header Node refuses) is caught too. */
-async function answer(handler: Handler, request: Request, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
+async function answer(handler: Handler, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
   try {
-    await send(incoming, outgoing, await handler(request), options);
+    await send(incoming, outgoing, await handler(request, connection), options);
   } catch (error) {
     if (incoming.destroyed && outgoing.destroyed) return; // the client left; nobody to answer
     options.onError?.(error);

@@ -3,7 +3,15 @@
  * Soak: the standalone server under a mixed load with hostile bursts and slow clients, for a few
  * minutes per runtime. Not a timed test: it prints what it saw. Run from the repository root with
  * `bun bench/soak.ts`. Settings: SOAK_SECONDS (180), SOAK_RUNTIMES (bun,deno,node), SOAK_CLIENTS
- * (16 normal clients), SOAK_SLOW (300 slow connections), SOAK_STORE (file or memory).
+ * (16 normal clients), SOAK_SLOW (300 slow connections), SOAK_STORE (file or memory),
+ * SOAK_RATE_LIMIT (a RATE_LIMIT such as `1000/s,burst=2000`; unset: none) and SOAK_METRICS (`on`:
+ * metrics on their own port, scraped every 2 s).
+ *
+ * With a rate limit the server trusts a proxy (TRUST_PROXY) and one more client sends bad keys
+ * under a new forwarded address each time, so the limiter's table of addresses fills and must stay
+ * bounded; 429 answers are expected, and pets are read back with a key of their own, waiting out
+ * any 429. With metrics, it prints the server's own figures (RSS and heap, answers by status) from
+ * the scrapes.
  *
  * What it checks, and exits 1 when any fails: normal clients keep being served while slow clients
  * hold connections (slowloris-style, re-opened whenever the server cuts them); no answer is a 5xx;
@@ -25,8 +33,12 @@ const RUNTIMES = (process.env.SOAK_RUNTIMES ?? "bun,deno,node").split(",") as Ru
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 16);
 const SLOW = Number(process.env.SOAK_SLOW ?? 300);
 const STORE = process.env.SOAK_STORE ?? "file";
+const RATE_LIMIT = process.env.SOAK_RATE_LIMIT ?? "";
+const METRICS = process.env.SOAK_METRICS === "on";
 const KEY = "soak-key";
 const AUTH = { authorization: `Bearer ${KEY}` };
+/** The key pets are read back with after the load: a bucket of its own when there is a limit. */
+const CHECK_AUTH = { authorization: "Bearer soak-check-key" };
 
 /** Raw requests sent in each hostile burst: malformed, oversized, odd framing and headers. */
 const HOSTILE: readonly string[] = [
@@ -42,6 +54,8 @@ const HOSTILE: readonly string[] = [
 
 interface Started {
   readonly url: string;
+  /** The metrics URL, with SOAK_METRICS=on. */
+  readonly metrics: string | undefined;
   readonly pid: number;
   stop(): Promise<void>;
 }
@@ -52,7 +66,15 @@ async function startServer(runtime: Runtime, dataFile: string): Promise<Started>
     : runtime === "deno"
     ? [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "adapters/server/start-deno.ts"]
     : ["node", "--import", "tsx", "adapters/server/start-node.ts"];
-  const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE, DATA_FILE: dataFile } as Record<string, string>;
+  const env = {
+    ...process.env,
+    PORT: "0",
+    API_KEYS: `${KEY},soak-check-key`,
+    STORE,
+    DATA_FILE: dataFile,
+    ...(RATE_LIMIT === "" ? {} : { RATE_LIMIT, TRUST_PROXY: "true" }),
+    ...(METRICS ? { METRICS_PORT: "0" } : {}),
+  } as Record<string, string>;
   const child = Bun.spawn(argv, { cwd: ROOT, env, stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
   let output = "";
@@ -64,7 +86,8 @@ async function startServer(runtime: Runtime, dataFile: string): Promise<Started>
     const url = /listening on (\S+)/.exec(output)?.[1];
     if (url !== undefined) {
       void (async () => { while (!(await reader.read()).done); })();
-      return { url, pid: child.pid, stop: async () => (child.kill("SIGTERM"), void (await child.exited)) };
+      const metrics = /metrics on (\S+)/.exec(output)?.[1];
+      return { url, metrics, pid: child.pid, stop: async () => (child.kill("SIGTERM"), void (await child.exited)) };
     }
   }
   child.kill("SIGKILL");
@@ -118,6 +141,51 @@ function hostile(base: string, request: string): Promise<number> {
   });
 }
 
+/** Requests with a bad key, each from a new forwarded address, until `until`: fills the limiter's address table. */
+async function manyAddresses(base: string, until: number, count: (key: string) => void): Promise<void> {
+  for (let i = 0; Date.now() < until; i++) {
+    const address = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+    try {
+      const response = await fetch(`${base}/pets`, { headers: { authorization: "Bearer wrong", "x-forwarded-for": address } });
+      await response.arrayBuffer();
+      count(`bad key ${response.status}`);
+    } catch (error) {
+      count((error as { code?: string }).code ?? "error");
+    }
+  }
+}
+
+/** What the server's own metrics said over the run: RSS and heap at each scrape, and its answers by status at the end. */
+interface Scrapes {
+  readonly rssMiB: number[];
+  readonly heapMiB: number[];
+  last: string;
+}
+
+/** Scrapes the metrics every 2 s until `until`. */
+async function scrape(url: string, until: number, scrapes: Scrapes): Promise<void> {
+  const value = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
+  while (Date.now() < until) {
+    try {
+      scrapes.last = await (await fetch(url)).text();
+      scrapes.rssMiB.push(Math.round(value(scrapes.last, "process_resident_memory_bytes") / 2 ** 20));
+      scrapes.heapMiB.push(Math.round(value(scrapes.last, "process_heap_bytes") / 2 ** 20));
+    } catch {
+      scrapes.rssMiB.push(Number.NaN);
+    }
+    await Bun.sleep(2000);
+  }
+}
+
+/** The server's answers by status, summed over routes and methods, from a scrape. */
+function answersByStatus(text: string): string {
+  const byStatus = new Map<string, number>();
+  for (const [, status, value] of text.matchAll(/^animal_store_http_requests_total\{[^}]*status="(\d+)"\} (\S+)$/gm)) {
+    byStatus.set(status!, (byStatus.get(status!) ?? 0) + Number(value));
+  }
+  return [...byStatus].sort().map(([status, n]) => `${status}×${n}`).join(", ");
+}
+
 async function soak(runtime: Runtime): Promise<boolean> {
   const folder = mkdtempSync(join(tmpdir(), "animal-store-soak-"));
   const server = await startServer(runtime, join(folder, "pets.json"));
@@ -150,11 +218,17 @@ async function soak(runtime: Runtime): Promise<boolean> {
       await Bun.sleep(2000);
     }
   })();
-  await Promise.all([...Array.from({ length: CLIENTS }, (_, n) => client(n)), bursts]);
+  const scrapes: Scrapes = { rssMiB: [], heapMiB: [], last: "" };
+  await Promise.all([
+    ...Array.from({ length: CLIENTS }, (_, n) => client(n)),
+    bursts,
+    ...(RATE_LIMIT === "" ? [] : [manyAddresses(server.url, until, count)]),
+    ...(server.metrics === undefined ? [] : [scrape(server.metrics, until, scrapes)]),
+  ]);
   slow.stop();
   const rssEnd = rssMiB(server.pid);
   let missing = 0;
-  for (const id of acknowledged) if ((await fetch(`${server.url}/pets/${id}`, { headers: AUTH })).status !== 200) missing++;
+  for (const id of acknowledged) if ((await readBack(server.url, id)) !== 200) missing++;
   await server.stop();
   rmSync(folder, { recursive: true, force: true });
   latencies.sort((a, b) => a - b);
@@ -166,9 +240,24 @@ async function soak(runtime: Runtime): Promise<boolean> {
   console.log(`  slow connections cut by the server: ${slow.cut()}`);
   console.log(`  creates acknowledged: ${acknowledged.length}, read back: ${acknowledged.length - missing}`);
   console.log(`  RSS: ${rssStart} MiB at start, ${rssEnd} MiB at end`);
+  if (RATE_LIMIT !== "") console.log(`  rate limit ${RATE_LIMIT}: ${statuses.get("429") ?? 0} of the normal requests answered 429`);
+  if (scrapes.last !== "") {
+    console.log(`  metrics, ${scrapes.rssMiB.length} scrapes: RSS ${scrapes.rssMiB.join(" ")} MiB; heap ${scrapes.heapMiB.join(" ")} MiB`);
+    console.log(`  metrics, answers by status: ${answersByStatus(scrapes.last)}`);
+  }
   const ok = latencies.length > 0 && fivexx === 0 && missing === 0;
   if (!ok) console.log(`  FAILED: ${fivexx} answers were 5xx, ${missing} acknowledged pets missing`);
   return ok;
+}
+
+/** Reads a pet back with the check key, waiting out a 429; resolves with the final status. */
+async function readBack(base: string, id: number): Promise<number> {
+  for (;;) {
+    const response = await fetch(`${base}/pets/${id}`, { headers: CHECK_AUTH });
+    await response.arrayBuffer();
+    if (response.status !== 429) return response.status;
+    await Bun.sleep(Number(response.headers.get("retry-after") ?? 1) * 1000);
+  }
 }
 
 let failed = false;

@@ -81,7 +81,7 @@ function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } 
   if (kind.startsWith("project")) {
     const cwd = kind === "project-before" ? baseline() : ROOT;
     // Earlier versions kept the start scripts beside the adapters.
-    const entry = existsSync(join(cwd, "adapters", "server")) ? `adapters/server/start-${runtime}.ts` : `adapters/start-${runtime}.ts`;
+    const entry = existsSync(join(cwd, "adapters", "server", `start-${runtime}.ts`)) ? `adapters/server/start-${runtime}.ts` : `adapters/start-${runtime}.ts`;
     if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd };
     if (runtime === "deno") return { argv: [...denoRun, entry], cwd };
     return { argv: ["node", "--import", "tsx", entry], cwd };

@@ -19,6 +19,8 @@ export interface KeyTable {
   find(key: IdempotencyKey, now: number): number | undefined;
   /** Remembers that `key` produced pet `petId` at time `at` (milliseconds since the epoch). */
   add(key: IdempotencyKey, petId: number, at: number): void;
+  /** How many keys the table holds now (expired ones included until they are pushed out). */
+  readonly size: number;
 }
 
 interface Entry {
@@ -47,6 +49,9 @@ export function createKeyTable(capacity: number = DEFAULT_MAX_IDEMPOTENCY_KEYS):
       ring[oldest] = name;
       oldest = (oldest + 1) % capacity;
       entries.set(name, { petId, at });
+    },
+    get size() {
+      return entries.size;
     },
   };
 }

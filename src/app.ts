@@ -8,8 +8,9 @@ import type { Deprecation } from "./deprecation.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
+import type { RateLimit } from "./rate-limit.ts";
 import { createKeyChecker } from "./auth.ts";
-import { createContext, NO_HEADERS } from "./context.ts";
+import { createContext, joinHeaders, NO_HEADERS } from "./context.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
@@ -18,10 +19,23 @@ import { createPetTexts } from "./_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_request-target.ts";
 import { createRouteMatcher, ROUTES } from "./routes.ts";
+import { createRateLimiter } from "./rate-limit.ts";
 import { StoreUnavailableError } from "./store.ts";
 
 /** A Fetch API request handler, as `Bun.serve`, `Deno.serve` and most host frameworks take it. */
-export type Handler = (request: Request) => Promise<Response>;
+export type Handler = (request: Request, connection?: ConnectionInfo) => Promise<Response>;
+
+/**
+ * Where a request came from, as the runtimes pass it as the handler's second argument: Bun's
+ * server (`requestIP`) or Deno's handler info (`remoteAddr`); `serveNode` passes the first. Read
+ * only by the rate limit, for requests without a valid key.
+ */
+export interface ConnectionInfo {
+  /** The address of the connection `request` came on (Bun's `server.requestIP`). */
+  requestIP?(request: Request): { readonly address: string } | null;
+  /** The address of the connection the request came on (Deno's `ServeHandlerInfo.remoteAddr`). */
+  readonly remoteAddr?: { readonly hostname?: string };
+}
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
 export interface AppOptions extends PublicOriginOptions {
@@ -40,6 +54,8 @@ export interface AppOptions extends PublicOriginOptions {
    * 500. Default `console.error`.
    */
   readonly onError?: (error: unknown, request?: Request) => void;
+  /** Limit each API key (and each client address, for requests without a valid key) to this rate. Default: no limit. */
+  readonly rateLimit?: RateLimit;
 }
 
 /** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
@@ -73,6 +89,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
   const deprecationHeaders = createDeprecationHeaders();
+  const { rateLimit } = options;
+  const limiter = rateLimit === undefined ? undefined : createRateLimiter(rateLimit, { apiKeys: options.apiKeys, trustProxy: options.trustProxy ?? false });
 
   /** The headers every answer of the matched route carries, whatever answers it. */
   function preparedHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
@@ -80,43 +98,51 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     return deprecation === undefined ? NO_HEADERS : deprecationHeaders(deprecation, baseUrl);
   }
 
-  async function fetch(request: Request): Promise<Response> {
-    let prepared = NO_HEADERS;
+  async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    // The headers every answer of this request carries, the 500 included, once they are known.
+    const prepared = { headers: NO_HEADERS };
     try {
-      const host = request.headers.get("host");
-      // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
-      // before the URL is read (RFC 9112 §3.2 asks for 400 too).
-      if (host !== null && !isHostValue(host)) {
-        return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`);
-      }
-      const target = splitUrl(request.url);
-      if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`);
-      if (!target.path.startsWith(`${basePath}/`)) {
-        return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`);
-      }
-      // HEAD is answered wherever GET is: the same answer, without its body.
-      const method = request.method === "HEAD" ? "GET" : request.method;
-      const match = matchRoute(method, target.path.slice(basePath.length));
-      const baseUrl = originOf(request.headers, target.origin) + basePath;
-      prepared = preparedHeaders(match, baseUrl);
-      const response = await dispatch(request, match, target, baseUrl, prepared);
-      // A 304 has no body and already declares its 200's length.
+      const response = await respond(request, connection, prepared);
+      // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         const path = splitUrl(request.url)?.path ?? request.url;
-        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, prepared);
+        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, prepared.headers);
       }
       onError(error, request);
-      return internalErrorResponse(prepared);
+      return internalErrorResponse(prepared.headers);
     }
+  }
+
+  async function respond(request: Request, connection: ConnectionInfo | undefined, prepared: { headers: Readonly<Record<string, string>> }): Promise<Response> {
+    // Counted first, so every request counts and every answer carries what is left.
+    const admission = limiter?.(request, connection);
+    if (admission?.refused !== undefined) return admission.refused;
+    prepared.headers = admission?.headers ?? NO_HEADERS;
+    const host = request.headers.get("host");
+    // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
+    // before the URL is read (RFC 9112 §3.2 asks for 400 too).
+    if (host !== null && !isHostValue(host)) {
+      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, prepared.headers);
+    }
+    const target = splitUrl(request.url);
+    if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, prepared.headers);
+    if (!target.path.startsWith(`${basePath}/`)) {
+      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, prepared.headers);
+    }
+    const method = request.method === "HEAD" ? "GET" : request.method;
+    const match = matchRoute(method, target.path.slice(basePath.length));
+    const baseUrl = originOf(request.headers, target.origin) + basePath;
+    prepared.headers = joinHeaders(prepared.headers, preparedHeaders(match, baseUrl));
+    return await dispatch(request, match, target, baseUrl, prepared.headers);
   }
 
   /** The key is checked before routing, so an unknown path or method without a key answers 401. */
   async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, prepared: Readonly<Record<string, string>>): Promise<Response> {
     const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
     if (outcome !== "ok") return unauthorized(outcome, realm, prepared);
-    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`);
+    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, prepared);
     if (match.route === undefined) {
       const { allow } = match;
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });

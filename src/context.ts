@@ -77,8 +77,7 @@ export function createContext(parts: ContextParts): MadeContext {
     return response;
   }
   function merged(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
-    if (headers === undefined) return prepared;
-    return prepared === NO_HEADERS ? headers : joinHeaders(prepared, headers);
+    return headers === undefined ? prepared : joinHeaders(prepared, headers);
   }
   const context: Context = {
     request,
@@ -109,7 +108,9 @@ export function createContext(parts: ContextParts): MadeContext {
 }
 
 /** Both sets of headers; a name in both (two `Link`s) gets both values, as `Headers.append` would. */
-function joinHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): Record<string, string> {
+export function joinHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (a === NO_HEADERS) return b;
+  if (b === NO_HEADERS) return a;
   const joined: Record<string, string> = { ...a };
   for (const [name, value] of Object.entries(b)) joined[name] = joined[name] === undefined ? value : `${joined[name]}, ${value}`;
   return joined;

@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   idempotency_key_reused: 422,
+  rate_limited: 429,
   internal_error: 500,
   not_implemented: 501,
   service_unavailable: 503,

@@ -11,7 +11,7 @@
  * }));
  * ```
  */
-export type { App, AppOptions, Handler } from "./app.ts";
+export type { App, AppOptions, ConnectionInfo, Handler } from "./app.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
 export { ERROR_STATUS } from "./errors.ts";
@@ -20,6 +20,8 @@ export { createMemoryStore } from "./memory-store.ts";
 export type { Json } from "./openapi.ts";
 export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
+export type { RateLimit } from "./rate-limit.ts";
+export { DEFAULT_MAX_ADDRESSES, parseRateLimit } from "./rate-limit.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { IdempotencyKey, KeyedCreate, PageQuery, PetStore, StoreHealth } from "./store.ts";
 export { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "./store.ts";

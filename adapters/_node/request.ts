@@ -13,6 +13,7 @@
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { CoreRequest } from "../../src/_fetch-contract.ts";
+import type { ConnectionInfo } from "../../src/mod.ts";
 import { isHostValue } from "../../src/_host.ts";
 import { urlHost } from "../_serve.ts";
 
@@ -47,7 +48,24 @@ class NodeRequest implements CoreRequest {
   arrayBuffer(): Promise<ArrayBuffer> {
     return readWhole(this.#incoming);
   }
+
+  /** The address of the connection a look-alike came on; `undefined` for any other request. */
+  static peerOf(request: unknown): string | undefined {
+    if (typeof request !== "object" || request === null || !(#incoming in request)) return undefined;
+    return (request as NodeRequest).#incoming.socket.remoteAddress;
+  }
 }
+
+/**
+ * Where a request `nodeRequest` made came from, as Bun's `server.requestIP` says it: the
+ * `ConnectionInfo` `serveNode` passes the app, read only when the app asks (the rate limit).
+ */
+export const NODE_CONNECTION: ConnectionInfo = Object.freeze({
+  requestIP: (request: Request) => {
+    const address = NodeRequest.peerOf(request);
+    return address === undefined ? null : { address };
+  },
+});
 
 /** The `headers.get` of the look-alike. */
 class NodeRequestHeaders {

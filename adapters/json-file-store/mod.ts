@@ -46,6 +46,16 @@ export interface JsonFileStoreOptions {
   readonly logger?: Pick<Console, "info" | "warn">;
   /** The most idempotency keys kept at once; past it the oldest are forgotten early. Default 100,000. */
   readonly maxIdempotencyKeys?: number;
+  /** Told of each group commit and of the keys held, for metrics. Default: nobody. */
+  readonly observer?: JsonFileStoreObserver;
+}
+
+/** What the store reports as it works; each call is synchronous and should be cheap. */
+export interface JsonFileStoreObserver {
+  /** A group commit reached the disk: how many creates it carried, and how long its fsync took in seconds. */
+  committed(creates: number, fsyncSeconds: number): void;
+  /** How many idempotency keys the store holds: once opened, then after every commit. */
+  keysHeld(count: number): void;
 }
 
 interface PendingCreate {
@@ -83,7 +93,8 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    return journalStore({ path, file, opened, lock, logger, mac: secret.mac }, size, { index, keys });
+    options.observer?.keysHeld(keys.size);
+    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys });
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -166,6 +177,7 @@ interface Journal {
   readonly logger: Pick<Console, "info" | "warn">;
   /** What the file keeps of a key's client (see `client-mac.ts`). */
   readonly mac: ClientMac;
+  readonly observer: JsonFileStoreObserver | undefined;
 }
 
 /** What the store holds in memory: every pet, and the recent idempotency keys. */
@@ -174,7 +186,7 @@ interface Loaded {
   readonly keys: KeyTable;
 }
 
-function journalStore({ path, file, opened, lock, logger, mac }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
+function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
   const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
@@ -216,11 +228,16 @@ function journalStore({ path, file, opened, lock, logger, mac }: Journal, commit
     const lines = batch.map((entry) => `${journalLine(entry.pet, entry.key)}\n`).join("");
     let written: number;
     let loss: Loss | undefined;
+    let fsyncSeconds = 0;
     try {
       written = await append(file, lines);
+      const syncing = performance.now();
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
       // as in place): the batch is acknowledged only once both are done, and never if the file was lost.
-      [, loss] = await Promise.all([file.datasync(), lossOf(path, opened, lock).catch(() => undefined)]);
+      [fsyncSeconds, loss] = await Promise.all([
+        file.datasync().then(() => (performance.now() - syncing) / 1000),
+        lossOf(path, opened, lock).catch(() => undefined),
+      ]);
     } catch (error) {
       await file.truncate(committedSize).catch(() => {}); // best effort: a torn tail is dropped on load anyway
       fail(batch, new StoreUnavailableError(
@@ -235,6 +252,8 @@ function journalStore({ path, file, opened, lock, logger, mac }: Journal, commit
       if (entry.key !== undefined) keys.add(entry.key, entry.pet.id, entry.key.at);
       entry.resolve(entry.pet);
     }
+    observer?.committed(batch.length, fsyncSeconds);
+    observer?.keysHeld(keys.size);
   }
 
   function enqueue(pet: NewPet, key: JournalKey | undefined): Promise<Pet> {

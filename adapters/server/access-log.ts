@@ -13,7 +13,7 @@
  * counter; and lines are written together, a few KiB at a time (see `_line-writer.ts`).
  */
 import process from "node:process";
-import type { App } from "../../src/mod.ts";
+import type { App, ConnectionInfo } from "../../src/mod.ts";
 import { rawTarget } from "../../src/_request-target.ts";
 import { createLineWriter } from "./_line-writer.ts";
 
@@ -69,12 +69,12 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   const ids = new WeakMap<Request, string>();
 
   function wrap(app: App): App {
-    async function fetch(request: Request): Promise<Response> {
+    async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
       const started = performance.now();
       const given = request.headers.get("x-request-id");
       const requestId = given !== null && CLIENT_REQUEST_ID.test(given) ? given : nextId();
       ids.set(request, requestId);
-      const { response, bytes } = await withId(await app.fetch(request), requestId);
+      const { response, bytes } = await withId(await app.fetch(request, connection), requestId);
       try {
         write(format({
           time: clock(),

@@ -6,15 +6,17 @@
 import type { Validation } from "../../src/validation.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
+import type { OperateSettings } from "./operate-settings.ts";
 import { isBearerToken } from "../../src/auth.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
+import { OPERATE_FLAGS, readOperateSettings } from "./operate-settings.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
 
 /** Everything the standalone server needs to start. */
-export interface Config {
+export interface Config extends OperateSettings {
   readonly port: number;
   readonly host: string;
   readonly apiKeys: readonly string[];
@@ -43,6 +45,7 @@ const FLAGS = new Map([
   ["--log", "LOG"],
   ["--log-format", "LOG_FORMAT"],
   ...EDGE_FLAGS,
+  ...OPERATE_FLAGS,
 ]);
 
 /** Reads the settings from environment variables and command-line arguments. */
@@ -68,6 +71,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   }
   const log = logSetting(setting("LOG") || "on", setting("LOG_FORMAT") || "text", problems);
   const edge = readEdgeSettings(setting, problems);
+  const operate = readOperateSettings(setting, port, problems);
   if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
   return {
@@ -82,6 +86,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       databaseUrl,
       log,
       edge,
+      ...operate,
     },
   };
 }

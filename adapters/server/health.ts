@@ -4,7 +4,7 @@
  * takes writes, 503 with the reason when it cannot or the server is shutting down. It lives outside
  * the API's base path, needs no key, and holds no data.
  */
-import type { App, PetStore } from "../../src/mod.ts";
+import type { App, ConnectionInfo, PetStore } from "../../src/mod.ts";
 import { errorResponse } from "../../src/errors.ts";
 import { jsonResponse } from "../../src/json-response.ts";
 import { rawTarget } from "../../src/_request-target.ts";
@@ -24,8 +24,8 @@ const NO_STORE = { "cache-control": "no-store" };
 
 /** The app with `GET /health` answered in front of it; every other request goes to the app. */
 export function withHealth(app: App, options: HealthOptions): App {
-  async function fetch(request: Request): Promise<Response> {
-    if (!isHealthTarget(rawTarget(request.url))) return await app.fetch(request);
+  async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    if (!isHealthTarget(rawTarget(request.url))) return await app.fetch(request, connection);
     if (request.method !== "GET" && request.method !== "HEAD") {
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${HEALTH_PATH}: allowed methods are GET, HEAD`, { allow: "GET, HEAD" });
     }

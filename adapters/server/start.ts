@@ -8,15 +8,17 @@ import process from "node:process";
 import type { App, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
-import type { Serve } from "../_serve.ts";
+import type { Serve, Server } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
 import { createApp, createMemoryStore } from "../../src/mod.ts";
 import type { AccessLog } from "./access-log.ts";
+import type { Metrics } from "./metrics.ts";
 import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
 import { withHealth } from "./health.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
+import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { openPostgresStore } from "../postgres-store/mod.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
@@ -37,11 +39,15 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   if (!result.ok) return fail(result.issues);
   const config = result.value;
   const serve = chooseServe(config);
-  const store = await openStore(config, runtime);
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1" });
+  const opened = await openStore(config, runtime, metrics);
+  const store = metrics?.observeStore(opened) ?? opened;
   let stopping = false;
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
-  const server = await serve(serverApp(config, store, log, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
+  const server = await serve(serverApp(config, store, log, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
+  // Printed before "listening on", which scripts wait for: by then both URLs are out.
+  const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   const stop = async () => {
@@ -53,6 +59,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     await server.close();
+    await metricsServer?.close();
     await store.close();
     log?.flush();
     console.log("stopped");
@@ -62,8 +69,8 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   process.on("SIGTERM", stop);
 }
 
-/** The API with `GET /health` in front, and the access log around both unless it is off. */
-function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean): App {
+/** The API with `GET /health` in front, the access log around both unless it is off, and the metrics around all. */
+function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined): App {
   const { publicUrl, trustProxy } = config.edge;
   const api = createApp({
     store,
@@ -71,25 +78,37 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
     trustProxy,
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
+    ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
   });
   const app = withHealth(api, { store, stopping });
-  return log === undefined ? app : log.wrap(app);
+  const logged = log === undefined ? app : log.wrap(app);
+  return metrics === undefined ? logged : metrics.wrap(logged);
 }
 
-async function openStore(config: Config, runtime: RuntimeOptions): Promise<PetStore> {
+/** Serves `GET /metrics` on its own port, counting the API listener's connections where its runtime can. */
+async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config: Config): Promise<Server> {
+  if (api.connections !== undefined) metrics.countConnections(api.connections);
+  const server = await serve(metrics.app, { port: config.metricsPort ?? 0, hostname: config.host, timeouts: config.edge.timeouts });
+  console.log(`metrics on http://${urlHost(config.host)}:${server.port}${METRICS_PATH}`);
+  return server;
+}
+
+async function openStore(config: Config, runtime: RuntimeOptions, metrics: Metrics | undefined): Promise<PetStore> {
   if (config.store === "memory") return createMemoryStore();
   try {
-    return config.store === "postgres" ? await openDatabase(config.databaseUrl, runtime) : await openJsonFileStore(config.dataFile);
+    return config.store === "postgres"
+      ? await openDatabase(config.databaseUrl, runtime, metrics)
+      : await openJsonFileStore(config.dataFile, metrics === undefined ? {} : { observer: metrics.fileStore });
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
 }
 
 /** The PostgreSQL store over a client of its own, which closing the store closes too. */
-async function openDatabase(url: string, runtime: RuntimeOptions): Promise<PetStore> {
+async function openDatabase(url: string, runtime: RuntimeOptions, metrics: Metrics | undefined): Promise<PetStore> {
   const connection = await runtime.connectPostgres(url);
   try {
-    const store = await openPostgresStore({ sql: connection.sql });
+    const store = await openPostgresStore({ sql: metrics?.observeSql(connection.sql) ?? connection.sql });
     console.info(`opened ${describeDatabase(url)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
   } catch (error) {

@@ -1,0 +1,35 @@
+/**
+ * @module
+ * The standalone server's settings for operating it: the per-key rate limit (`RATE_LIMIT`) and the
+ * port `GET /metrics` is served on (`METRICS_PORT`). Both are off unless set.
+ */
+import type { RateLimit } from "../../src/mod.ts";
+import { parseRateLimit } from "../../src/mod.ts";
+
+/** The rate limit and the metrics port; each is off when absent. */
+export interface OperateSettings {
+  readonly rateLimit?: RateLimit;
+  /** The port of the metrics listener; 0 picks a free one. */
+  readonly metricsPort?: number;
+}
+
+/** The variables read here, with the flags that mirror them. */
+export const OPERATE_FLAGS: ReadonlyMap<string, string> = new Map([
+  ["--rate-limit", "RATE_LIMIT"],
+  ["--metrics-port", "METRICS_PORT"],
+]);
+
+/** Reads the settings through `setting`, adding every problem found to `problems`; `port` is the API's, which metrics may not share. */
+export function readOperateSettings(setting: (name: string) => string | undefined, port: number, problems: string[]): OperateSettings {
+  const limitText = setting("RATE_LIMIT") || undefined;
+  const limit = limitText === undefined ? undefined : parseRateLimit(limitText);
+  if (limit !== undefined && !limit.ok) problems.push(...limit.issues.map((issue) => `RATE_LIMIT ${issue}`));
+  const portText = setting("METRICS_PORT") || undefined;
+  const metricsPort = portText === undefined ? undefined : /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
+  if (metricsPort !== undefined && (metricsPort < 0 || metricsPort > 65535)) {
+    problems.push(`METRICS_PORT must be an integer from 0 to 65535, got "${portText}"`);
+  } else if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    problems.push(`METRICS_PORT must differ from PORT (metrics are served on a listener of their own), got ${metricsPort} for both`);
+  }
+  return { ...(limit?.ok ? { rateLimit: limit.value } : {}), ...(metricsPort === undefined ? {} : { metricsPort }) };
+}

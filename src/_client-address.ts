@@ -1,0 +1,89 @@
+/**
+ * @module
+ * Private to the rate limiter: the address a request without a valid key is counted under. The
+ * connection's peer address, as the server passes it; behind a trusted proxy, the client address
+ * the proxy forwarded (the first `for=` of `Forwarded`, else the first `X-Forwarded-For`), as the
+ * origin is taken (`public-origin.ts`).
+ *
+ * IPv6 addresses are counted by their /64 prefix: one host usually holds a whole /64, so counting
+ * each address would give it 2^64 separate limits. IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`,
+ * as Node reports IPv4 peers on a dual-stack socket) count as the IPv4 address.
+ */
+import type { ConnectionInfo } from "./app.ts";
+
+/** The address the server saw the request come from, when it says. */
+export function peerAddress(request: Request, connection: ConnectionInfo | undefined): string | undefined {
+  // Duck-typed: a host may pass anything as the second argument (a Worker passes its `env`).
+  const hostname = connection?.remoteAddr?.hostname;
+  if (typeof hostname === "string") return hostname;
+  const address = typeof connection?.requestIP === "function" ? connection.requestIP(request)?.address : undefined;
+  return typeof address === "string" ? address : undefined;
+}
+
+/** The address to count a request under: forwarded behind a trusted proxy, else the peer's; `"unknown"` when neither is known. */
+export function clientAddress(headers: Headers, trustProxy: boolean, peer: string | undefined): string {
+  const forwarded = trustProxy ? forwardedFor(headers) : undefined;
+  const address = forwarded ?? peer;
+  return address === undefined || address === "" ? "unknown" : countedAs(address);
+}
+
+/** The client address a proxy forwarded: `Forwarded`'s first `for=`, else `X-Forwarded-For`'s first element. */
+function forwardedFor(headers: Headers): string | undefined {
+  const forwarded = headers.get("forwarded");
+  if (forwarded !== null) {
+    const element = forwarded.split(",")[0] ?? "";
+    for (const pair of element.split(";")) {
+      const equals = pair.indexOf("=");
+      if (pair.slice(0, equals).trim().toLowerCase() === "for") return withoutPort(unquote(pair.slice(equals + 1).trim()));
+    }
+    return undefined;
+  }
+  const chain = headers.get("x-forwarded-for");
+  const first = chain?.split(",")[0]?.trim();
+  return first === undefined || first === "" ? undefined : withoutPort(first);
+}
+
+function unquote(value: string): string {
+  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+}
+
+/** `192.0.2.1:4711` and `[2001:db8::1]:4711` without their ports; a bare IPv6 address stays whole. */
+function withoutPort(node: string): string {
+  if (node.startsWith("[")) {
+    const close = node.indexOf("]");
+    return close === -1 ? node : node.slice(1, close);
+  }
+  const colon = node.indexOf(":");
+  return colon !== -1 && node.indexOf(":", colon + 1) === -1 ? node.slice(0, colon) : node;
+}
+
+/** The address as counted: IPv4 as it is, IPv6 as its /64 prefix, an IPv4-mapped address as IPv4. */
+function countedAs(address: string): string {
+  if (!address.includes(":")) return address;
+  const lower = address.toLowerCase();
+  if (lower.startsWith("::ffff:") && lower.includes(".")) return lower.slice(7);
+  const groups = ipv6Groups(lower);
+  return groups === undefined ? lower : `${groups.slice(0, 4).join(":")}::/64`;
+}
+
+/** The eight groups of an IPv6 address, `::` expanded and leading zeros dropped; `undefined` if it is not one. */
+function ipv6Groups(address: string): string[] | undefined {
+  const halves = address.split("::");
+  if (halves.length > 2) return undefined;
+  const head = halves[0] === "" ? [] : halves[0]!.split(":");
+  const tail = halves.length === 1 || halves[1] === "" ? [] : halves[1]!.split(":");
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0)) return undefined;
+  const groups = [...head, ...Array.from({ length: missing }, () => "0"), ...tail];
+  return groups.every(isHexGroup) ? groups.map((group) => Number.parseInt(group, 16).toString(16)) : undefined;
+}
+
+/** Whether a group is one to four hexadecimal digits. */
+function isHexGroup(group: string): boolean {
+  if (group.length === 0 || group.length > 4) return false;
+  for (let i = 0; i < group.length; i++) {
+    const code = group.charCodeAt(i);
+    if (!((code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x66))) return false;
+  }
+  return true;
+}

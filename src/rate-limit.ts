@@ -1,0 +1,165 @@
+/**
+ * @module
+ * Per-key rate limits: each API key may send `requests` per `seconds` on average and `burst` at
+ * once; requests without a valid key are counted per client address, so a flood of bad keys is
+ * limited too. Over the limit a request is answered 429 `rate_limited` with `Retry-After`; every
+ * answer carries the `RateLimit-Policy` and `RateLimit` fields of the IETF draft
+ * draft-ietf-httpapi-ratelimit-headers-11.
+ *
+ * The algorithm is GCRA (the generic cell rate algorithm, a token bucket kept as one number): each
+ * counted party has a "theoretical arrival time", the moment its bucket would be full again. A
+ * request moves it one interval (`seconds / requests`) later and is admitted while it stays within
+ * `burst` intervals of now. One number per party, no timer, no sweeping on the way of a request.
+ *
+ * Memory is bounded: keys are counted by their index in the configured list; addresses in one table
+ * of at most `maxAddresses` entries. When the table is full, entries whose bucket is full again are
+ * dropped (forgetting them changes nothing), at most once a second; if none is, new addresses share
+ * one overflow entry until room is made.
+ */
+import type { ConnectionInfo } from "./app.ts";
+import type { Validation } from "./validation.ts";
+import { errorResponse } from "./errors.ts";
+import { clientAddress, peerAddress } from "./_client-address.ts";
+import { createKeyIndex } from "./_key-index.ts";
+import { splitUrl } from "./_request-target.ts";
+
+/** A rate limit: `requests` per `seconds` on average, at most `burst` at once. */
+export interface RateLimit {
+  readonly requests: number;
+  readonly seconds: number;
+  /** How many requests may come at once after a quiet spell. Default `requests`. */
+  readonly burst?: number;
+  /** The most client addresses counted apart at once, for requests without a valid key. Default 10,000. */
+  readonly maxAddresses?: number;
+}
+
+/** The default number of client addresses counted apart: about 1.5 MB of memory at most. */
+export const DEFAULT_MAX_ADDRESSES = 10_000;
+
+/** How the rate limiter tells who sent a request. */
+export interface RateLimitOptions {
+  /** The configured API keys: a request carrying one is counted under it. */
+  readonly apiKeys: readonly string[];
+  /** Count requests without a valid key under the address a proxy forwarded, not the connection's. */
+  readonly trustProxy: boolean;
+}
+
+const UNITS: Readonly<Record<string, number>> = { s: 1, min: 60, h: 3600 };
+const WRITTEN = /^([0-9]{1,9})\/(s|min|h)(?:,burst=([0-9]{1,9}))?$/;
+
+/** Reads a limit written as `100/s`, `6000/min` or `100/s,burst=200` (`s`, `min` or `h`). */
+export function parseRateLimit(text: string): Validation<RateLimit> {
+  const parts = WRITTEN.exec(text.replaceAll(" ", ""));
+  const problem = `must be requests per s, min or h with an optional burst, such as "100/s" or "100/s,burst=200", got "${text}"`;
+  if (parts === null) return { ok: false, issues: [problem] };
+  const [, requests = "", unit = "", burst] = parts;
+  const limit: RateLimit = { requests: Number(requests), seconds: UNITS[unit]!, ...(burst === undefined ? {} : { burst: Number(burst) }) };
+  const wrong = rateLimitProblem(limit);
+  return wrong === undefined ? { ok: true, value: limit } : { ok: false, issues: [`${wrong}, got "${text}"`] };
+}
+
+/** What is wrong with a limit, or `undefined` when every number is a positive integer. */
+export function rateLimitProblem(limit: RateLimit): string | undefined {
+  const positive = (value: number | undefined) => value === undefined || (Number.isSafeInteger(value) && value > 0);
+  if (!positive(limit.requests) || !positive(limit.burst) || !positive(limit.maxAddresses)) {
+    return "requests, burst and maxAddresses must be positive integers";
+  }
+  return limit.seconds > 0 && Number.isFinite(limit.seconds) ? undefined : "seconds must be a positive number";
+}
+
+/** The limit in words, for messages: `100 requests per second, in bursts of up to 200`. */
+export function describeRateLimit(limit: RateLimit): string {
+  const { requests, seconds, burst = requests } = limit;
+  const per = seconds === 1 ? "second" : seconds === 60 ? "minute" : seconds === 3600 ? "hour" : `${seconds} seconds`;
+  return `${requests} request${requests === 1 ? "" : "s"} per ${per}${burst === requests ? "" : `, in bursts of up to ${burst}`}`;
+}
+
+// Lets float arithmetic land on whole requests: 3 × (1000 / 3) ms is 1000 ms.
+const EPSILON = 1e-6;
+
+/** What the limit says of a request: the 429 that refuses it, or the RateLimit fields its answer carries. */
+export type Admission =
+  | { readonly refused: Response }
+  | { readonly refused?: undefined; readonly headers: Readonly<Record<string, string>> };
+
+/** Counts one request against the limit of its key or address. */
+export type RateLimiter = (request: Request, connection?: ConnectionInfo) => Admission;
+
+/** A limiter that counts each request and refuses it with 429 past the limit; every answer carries the RateLimit fields. */
+export function createRateLimiter(limit: RateLimit, options: RateLimitOptions): RateLimiter {
+  const problem = rateLimitProblem(limit);
+  if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
+  const interval = (limit.seconds * 1000) / limit.requests;
+  const burst = limit.burst ?? limit.requests;
+  const capacity = burst * interval;
+  const policy = `"default";q=${burst};w=${Math.max(1, Math.ceil(capacity / 1000 - EPSILON))}`;
+  const keyIndex = createKeyIndex(options.apiKeys);
+  // Each key's theoretical arrival time (ms, on performance.now()'s clock); 0 is a full bucket.
+  const keyTats = new Float64Array(options.apiKeys.length);
+  const addresses = createAddressTable(limit.maxAddresses ?? DEFAULT_MAX_ADDRESSES);
+  const described = describeRateLimit(limit);
+
+  /** The RateLimit field once a request left `used` ms of the bucket taken: whole requests left, seconds until one more. */
+  function serviceLimit(used: number): string {
+    const available = (capacity - used) / interval;
+    const remaining = Math.max(0, Math.floor(available + EPSILON));
+    const untilNext = Math.ceil(((remaining + 1 - available) * interval) / 1000 - EPSILON);
+    return `"default";r=${remaining};t=${Math.max(1, untilNext)}`;
+  }
+
+  function refusal(request: Request, byKey: boolean, waitMs: number): Response {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000 - EPSILON));
+    const path = splitUrl(request.url)?.path ?? request.url;
+    const who = byKey ? "this API key has" : "requests without a valid API key from this address have";
+    return errorResponse("rate_limited", `Cannot ${request.method} ${path}: ${who} used up the rate limit of ${described}; retry in ${seconds} s`, {
+      "retry-after": String(seconds),
+      "ratelimit-policy": policy,
+      ratelimit: `"default";r=0;t=${seconds}`,
+    });
+  }
+
+  return (request, connection) => {
+    const now = performance.now();
+    const key = keyIndex(request.headers.get("authorization"));
+    const address = key === -1 ? addresses.countedAs(addressOf(request, connection, options.trustProxy), now) : "";
+    const tat = Math.max(key === -1 ? addresses.tatOf(address) : keyTats[key]!, now) + interval;
+    if (tat - now > capacity + EPSILON) return { refused: refusal(request, key !== -1, tat - now - capacity) };
+    if (key === -1) addresses.set(address, tat);
+    else keyTats[key] = tat;
+    return { headers: { "ratelimit-policy": policy, ratelimit: serviceLimit(tat - now) } };
+  };
+}
+
+function addressOf(request: Request, connection: ConnectionInfo | undefined, trustProxy: boolean): string {
+  return clientAddress(request.headers, trustProxy, peerAddress(request, connection));
+}
+
+/** The theoretical arrival times of client addresses, at most `max` of them plus the shared overflow. */
+interface AddressTable {
+  /** The entry an address is counted under: its own, or the shared overflow while the table is full. */
+  countedAs(address: string, now: number): string;
+  tatOf(entry: string): number;
+  set(entry: string, tat: number): void;
+}
+
+/** The entry new addresses share while the table is full; no address is empty. */
+const OVERFLOW = "";
+const SWEEP_INTERVAL_MS = 1000;
+
+function createAddressTable(max: number): AddressTable {
+  const tats = new Map<string, number>();
+  let nextSweep = 0;
+  return {
+    countedAs(address, now) {
+      if (tats.has(address) || tats.size - (tats.has(OVERFLOW) ? 1 : 0) < max) return address;
+      if (now >= nextSweep) {
+        nextSweep = now + SWEEP_INTERVAL_MS;
+        // A bucket full again is the same as no entry: dropping it forgets nothing.
+        for (const [entry, tat] of tats) if (tat <= now && entry !== OVERFLOW) tats.delete(entry);
+      }
+      return tats.size - (tats.has(OVERFLOW) ? 1 : 0) < max ? address : OVERFLOW;
+    },
+    tatOf: (entry) => tats.get(entry) ?? 0,
+    set: (entry, tat) => void tats.set(entry, tat),
+  };
+}

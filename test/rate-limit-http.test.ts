@@ -1,0 +1,108 @@
+/**
+ * The rate limit over HTTP, on the standalone server of every runtime: what a client sees, and that
+ * each adapter passes the connection's address to the app.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import type { Runtime, ServerProcess } from "./server-process.ts";
+import { startServer } from "./server-process.ts";
+
+const RUNTIMES: readonly Runtime[] = ["bun", "deno", "deno-serve", "node"];
+const BURST = 20;
+/** One request a minute after a burst of 20: within a test, at most one more request is ever refilled per minute. */
+const RATE_LIMIT = `1/min,burst=${BURST}`;
+
+interface RawAnswer {
+  readonly status: number;
+  /** Header names in lower case. */
+  readonly headers: ReadonlyMap<string, string>;
+  readonly body: string;
+}
+
+/** One GET on a connection of its own (from `localAddress`, when given), closed after the answer. */
+function rawGet(base: string, path: string, authorization: string | undefined, localAddress?: string): Promise<RawAnswer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ port: Number(url.port), host: url.hostname, ...(localAddress === undefined ? {} : { localAddress }) });
+    let text = "";
+    const timer = setTimeout(() => (socket.destroy(), reject(new Error(`no answer to GET ${path} within 10 s`))), 10_000);
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.on("error", (error) => (clearTimeout(timer), reject(error)));
+    socket.on("close", () => {
+      clearTimeout(timer);
+      const [head = "", body = ""] = text.split("\r\n\r\n", 2);
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers = new Map(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
+    });
+    const auth = authorization === undefined ? "" : `Authorization: ${authorization}\r\n`;
+    socket.on("connect", () => socket.write(`GET ${url.pathname}${path} HTTP/1.1\r\nHost: ${url.host}\r\n${auth}Connection: close\r\n\r\n`));
+  });
+}
+
+function rateLimitSuite(runtime: Runtime): void {
+  describe(`rate limits over HTTP on ${runtime}`, () => {
+    let server: ServerProcess;
+    beforeAll(async () => {
+      server = await startServer(runtime, { STORE: "memory", API_KEYS: "key-a,key-b,key-c", RATE_LIMIT, LOG: "off" });
+    }, 30_000);
+    afterAll(async () => {
+      await server?.stop("SIGKILL");
+    });
+
+    test("a burst from 50 connections on one key is cut at the burst, with 429 and Retry-After, while a second key keeps getting 200", async () => {
+      const started = Date.now();
+      const burst = Promise.all(Array.from({ length: 50 }, () => rawGet(server.url, "/pets", "Bearer key-a")));
+      const second: number[] = [];
+      for (let i = 0; i < 10; i++) second.push((await rawGet(server.url, "/pets", "Bearer key-b")).status);
+      const answers = await burst;
+      // A minute of load would refill one more request: allowed for, though the burst takes a second or two.
+      const refilled = Math.floor((Date.now() - started) / 60_000);
+      const served = answers.filter((answer) => answer.status === 200).length;
+      expect(served).toBeGreaterThanOrEqual(BURST);
+      expect(served).toBeLessThanOrEqual(BURST + refilled);
+      const refused = answers.filter((answer) => answer.status !== 200);
+      expect(refused.length).toBe(50 - served);
+      for (const answer of refused) {
+        expect(answer.status).toBe(429);
+        expect(Number(answer.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+        expect(answer.headers.get("ratelimit")).toBe(`"default";r=0;t=${answer.headers.get("retry-after")}`);
+        expect(JSON.parse(answer.body)).toMatchObject({ code: "rate_limited", status: 429 });
+      }
+      expect(second).toEqual(Array(10).fill(200));
+    }, 30_000);
+
+    test("every answer of a limited server carries RateLimit-Policy and RateLimit", async () => {
+      for (const answer of [await rawGet(server.url, "/pets", "Bearer key-c"), await rawGet(server.url, "/pets/1", "Bearer key-c")]) {
+        expect(answer.headers.get("ratelimit-policy")).toBe(`"default";q=${BURST};w=1200`);
+        // t: seconds until one more request, 60 less what has passed since the first (rounded up).
+        expect(answer.headers.get("ratelimit")).toMatch(/^"default";r=1[89];t=(59|60)$/);
+      }
+    });
+
+    test("requests without a valid key are counted per connection address: one address is refused, another is still answered 401", async () => {
+      const statuses: number[] = [];
+      for (let i = 0; i <= BURST; i++) statuses.push((await rawGet(server.url, "/pets", `Bearer wrong-${i}`, "127.0.0.3")).status);
+      expect(statuses).toEqual([...Array(BURST).fill(401), 429]);
+      expect((await rawGet(server.url, "/pets", undefined, "127.0.0.3")).status).toBe(429);
+      expect((await rawGet(server.url, "/pets", "Bearer wrong", "127.0.0.4")).status).toBe(401);
+      expect((await rawGet(server.url, "/pets", "Bearer key-c", "127.0.0.3")).status).toBe(200);
+    }, 30_000);
+  });
+}
+
+for (const runtime of RUNTIMES) rateLimitSuite(runtime);
+
+describe("without RATE_LIMIT", () => {
+  test("no answer carries RateLimit fields and none is refused with 429", async () => {
+    const server = await startServer("bun", { STORE: "memory", API_KEYS: "key-a", LOG: "off" });
+    try {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => rawGet(server.url, "/pets", "Bearer key-a")));
+      expect(new Set(answers.map((answer) => answer.status))).toEqual(new Set([200]));
+      expect(answers.some((answer) => answer.headers.has("ratelimit") || answer.headers.has("ratelimit-policy"))).toBe(false);
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  }, 30_000);
+});
