@@ -64,15 +64,23 @@ record(
   requestCheck.unexplained.length === 0,
   report(requestCheck),
 );
-// The check has teeth: with limit declared as a bare integer again, `+5` and `05` become disagreements it names.
-const loosened = JSON.parse(OPENAPI_JSON) as { paths: Record<string, Record<string, { parameters: { name: string; schema: unknown }[] }>> };
-loosened.paths["/pets"]!["get"]!.parameters.find((parameter) => parameter.name === "limit")!.schema = { type: "integer", format: "int32", minimum: 1, maximum: 100 };
-const loosenedCheck = await checkRequests(loosened);
-const caught = loosenedCheck.unexplained.map((entry) => entry.tag);
+// The check has teeth. Without the rule that names it, the spelling class is a failure again.
+const withoutSpelling = JSON.parse(OPENAPI_JSON) as { "x-request-rules": { rules: { id: string }[] } };
+withoutSpelling["x-request-rules"].rules = withoutSpelling["x-request-rules"].rules.filter((rule) => rule.id !== "integer-spelling");
+const spellingCaught = (await checkRequests(withoutSpelling)).unexplained.map((entry) => entry.tag);
 record(
-  "the request check fails a document whose limit is a bare integer (it names limit: sign and limit: leading zero)",
-  caught.includes("limit: sign") && caught.includes("limit: leading zero"),
-  caught.join(", "),
+  "the request check fails a document whose x-request-rules leaves out integer-spelling (it names the class integer not in plain decimal)",
+  spellingCaught.includes("integer not in plain decimal"),
+  spellingCaught.join(", "),
+);
+// And a schema that says more than the service takes is a failure no rule excuses: limit up to 1000.
+const widened = JSON.parse(OPENAPI_JSON) as { paths: Record<string, Record<string, { parameters: { name: string; schema: Record<string, unknown> }[] }>> };
+widened.paths["/pets"]!["get"]!.parameters.find((parameter) => parameter.name === "limit")!.schema["maximum"] = 1000;
+const widenedCaught = (await checkRequests(widened)).unexplained.map((entry) => entry.tag);
+record(
+  "the request check fails a document whose limit goes up to 1000 (it names limit: above range)",
+  widenedCaught.includes("limit: above range"),
+  widenedCaught.join(", "),
 );
 
 // 3. The HTTP suite through Prism, on every runtime and store.

@@ -5,7 +5,6 @@
  * here as exactly as JSON Schema can say it; what it cannot say is in `_openapi-rules.ts`.
  */
 import type { Json } from "./openapi.ts";
-import { decimalRangePattern } from "./_decimal-pattern.ts";
 import { ERROR_STATUS } from "./errors.ts";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "./idempotency.ts";
 import { MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "./pet.ts";
@@ -178,15 +177,21 @@ export const SCHEMAS: Record<string, Json> = {
   },
 };
 
-/** Path and query integers: text in plain decimal, the only spelling the service reads. */
-export const DECIMAL: Readonly<Record<"limit" | "after" | "petId", JsonObject>> = {
+/**
+ * Path and query integers, declared as the interface declares them, so generated clients send numbers.
+ * The service reads only their plain decimal spelling, which a schema cannot say: see `INTEGER_SPELLING`.
+ */
+export const INTEGERS: Readonly<Record<"limit" | "after" | "petId", JsonObject>> = {
   /** A page size. */
-  limit: { type: "string", pattern: decimalRangePattern(1, LIMIT.max), maxLength: String(LIMIT.max).length, default: String(LIMIT.default), examples: ["20"] },
+  limit: { type: "integer", format: "int32", minimum: LIMIT.min, maximum: LIMIT.max, default: LIMIT.default, examples: [LIMIT.default] },
   /** A pet id as a cursor; 0 is the start. */
-  after: { type: "string", pattern: decimalRangePattern(0, MAX_EXACT_INTEGER), maxLength: String(MAX_EXACT_INTEGER).length, default: "0", examples: ["0"] },
+  after: { type: "integer", format: "int64", minimum: 0, maximum: MAX_EXACT_INTEGER, default: 0, examples: [0] },
   /** A pet id. */
-  petId: { type: "string", pattern: decimalRangePattern(1, MAX_EXACT_INTEGER), maxLength: String(MAX_EXACT_INTEGER).length, examples: ["1"] },
+  petId: { type: "integer", format: "int64", minimum: 1, maximum: MAX_EXACT_INTEGER, examples: [1] },
 };
+
+/** The one spelling of an integer the service reads in a path or a query: plain decimal (ECMA-262, anchored). */
+export const INTEGER_SPELLING = "^(?:0|[1-9][0-9]*)$";
 
 /** The Idempotency-Key parameter of createPet. */
 export const IDEMPOTENCY_KEY: Json = {

@@ -6,6 +6,7 @@
  * reading the schemas alone and the service disagree; the README's "Conformance" section lists them.
  */
 import type { Json } from "./openapi.ts";
+import { INTEGER_SPELLING } from "./_openapi-components.ts";
 
 /** The default body limit (`DEFAULT_MAX_BODY_BYTES` of app.ts, which imports this module through the routes). */
 const DEFAULT_MAX_BODY_BYTES = 65536;
@@ -26,6 +27,25 @@ export const REQUEST_RULES: Json = {
       rule: "A query parameter the operation does not declare is refused (names are case-sensitive: Limit is unknown).",
       answers: [{ status: 400, code: "invalid_query" }],
       why: "OpenAPI lists the parameters an operation reads; it has no way to say that no others may be sent.",
+    },
+    {
+      id: "integer-spelling",
+      operations: [...LIST, ...GET],
+      parameters: [
+        { name: "limit", in: "query" },
+        { name: "after", in: "query" },
+        { name: "petId", in: "path" },
+      ],
+      rule:
+        "limit, after and petId are read only in plain decimal: no sign, no leading zero, no spaces, no fraction, " +
+        "exponent or hexadecimal (limit=+5, limit=05, limit=5%20, after=-0, /pets/1.0 and /pets/0x1 are refused, though " +
+        "their values are in range). The text sent must match `pattern`; its value must match the parameter's schema.",
+      pattern: INTEGER_SPELLING,
+      answers: [{ status: 400, code: "invalid_query" }, { status: 400, code: "invalid_path" }],
+      why:
+        "JSON Schema constrains the value a parameter is read as, not how it was written (`pattern` applies to strings " +
+        "only), and the interface declares these parameters integers, so the document keeps them integers and " +
+        "generated clients send numbers.",
     },
     {
       id: "categoryId-written-form",

@@ -9,10 +9,10 @@
 import {
   answer,
   CONTENT_ENCODING,
-  DECIMAL,
   errorAnswer,
   HEADERS,
   IDEMPOTENCY_KEY,
+  INTEGERS,
   PARAMETERS,
   ref,
   RESPONSES,
@@ -56,8 +56,9 @@ const listPets: JsonObject = {
       name: "limit",
       in: "query",
       required: false,
-      description: "Page size: an integer from 1 to 100 in plain decimal (no sign, no leading zero, no spaces).",
-      schema: DECIMAL.limit,
+      description:
+        "Page size: an integer from 1 to 100. Written in plain decimal (no sign, no leading zero, no spaces; see x-request-rules integer-spelling).",
+      schema: INTEGERS.limit,
     },
     {
       name: "status",
@@ -70,8 +71,9 @@ const listPets: JsonObject = {
       name: "after",
       in: "query",
       required: false,
-      description: "Cursor: only pets with a greater id. An integer from 0 (the start, the default) in plain decimal.",
-      schema: DECIMAL.after,
+      description:
+        "Cursor: only pets with a greater id. An integer from 0 (the start, the default), written in plain decimal (see x-request-rules integer-spelling).",
+      schema: INTEGERS.after,
     },
     ifNoneMatch,
     requestId,
@@ -260,10 +262,11 @@ export const OPENAPI_DOCUMENT: Json = {
       "every operation needs a bearer API key. Every non-2xx answer is the Error object. " +
       "Behaviour the interface leaves open is decided and written in the schemas and descriptions below; the few " +
       "rules about requests that schemas cannot state are listed, with their reasons, in x-request-rules. " +
-      "Integers in paths and queries are declared as text with a pattern, since the service reads only plain " +
-      "decimal there. HEAD is answered on every GET operation, as GET without a body. A method a path does not " +
-      "offer answers 405; an unknown path 404 not_found. Rate limits (RATE_LIMIT) and CORS (CORS_ORIGINS) are off " +
-      "unless configured; the headers they add are declared on every answer. The standalone server also answers " +
+      "Integers in paths and queries are declared as integers, as the interface declares them; the service reads " +
+      "only their plain decimal spelling, which a schema cannot say (x-request-rules integer-spelling). " +
+      "HEAD is answered on every GET operation, as GET without a body. A method a path does not offer answers " +
+      "405; an unknown path 404 not_found. Rate limits (RATE_LIMIT) and CORS (CORS_ORIGINS) are off unless " +
+      "configured; the headers they add are declared on every answer. The standalone server also answers " +
       "GET /health outside the base path, without a key (200 {\"status\":\"ok\"} while the store takes writes, else " +
       "503), and gives every answer an X-Request-Id.",
     contact: { name: "Animal Store maintainers" },
@@ -304,8 +307,9 @@ export const OPENAPI_DOCUMENT: Json = {
           name: "petId",
           in: "path",
           required: true,
-          description: "A pet id: an integer from 1 to 9007199254740991 in plain decimal (no sign, no leading zero).",
-          schema: DECIMAL.petId,
+          description:
+            "A pet id: an integer from 1 to 9007199254740991, written in plain decimal (no sign, no leading zero; see x-request-rules integer-spelling).",
+          schema: INTEGERS.petId,
         },
       ],
       get: getPet,

@@ -13,12 +13,16 @@
  *   no operation takes, not among the answers the `x-request-rules` extension names).
  *
  * Each disagreement class must be one the document's `x-request-rules` extension names (the rules
- * OpenAPI 3.1 cannot say in schemas); a class it does not name fails the check. Run alone:
+ * OpenAPI 3.1 cannot say in schemas); a class it does not name fails the check. A request the
+ * schemas allow only because an integer in its path or query was read from text like `+5`, `05` or
+ * `1.0` is counted in the class "integer not in plain decimal" when, and only when, the same request
+ * with those integers in plain decimal is allowed and answered: then the spelling alone was refused.
+ * Any other refusal keeps the request's own class. Run alone:
  * `bun conformance/request-check/check.ts [document.json]` (default: the document the service serves).
  */
 import { readFileSync } from "node:fs";
 import { createApp, createMemoryStore } from "../../src/mod.ts";
-import type { Verdict } from "./judge.ts";
+import type { RequestShape, Verdict } from "./judge.ts";
 import { createJudge } from "./judge.ts";
 import { requestsFor } from "./requests.ts";
 
@@ -26,12 +30,15 @@ const KEY = "request-check-key";
 const BASE_URL = "http://127.0.0.1:8080/v1";
 /** Answers about the data or the server's state, not about the request's form. */
 const NOT_ABOUT_FORM = new Set([409, 422, 429, 501, 503]);
+/** The class of requests refused only for how an integer in the path or query is written. */
+const SPELLING = "integer not in plain decimal";
 
 /**
  * The rule of `x-request-rules` that explains each class of disagreement the schemas cannot avoid.
  * A class missing here, or a rule id missing from the document, fails the check.
  */
 const EXPLAINED_BY: Readonly<Record<string, string>> = {
+  [SPELLING]: "integer-spelling",
   "unknown query parameter": "unknown-query-parameter",
   "categoryId: fraction or exponent": "categoryId-written-form",
   "Content-Type: JSON with another charset": "json-charset",
@@ -52,6 +59,8 @@ export interface Disagreement {
   readonly example: string;
   /** The `x-request-rules` id that names it, when one does. */
   readonly rule?: string;
+  /** For the spelling class: how many came from each generated class (`limit: sign`, ...). */
+  readonly from?: Readonly<Record<string, number>>;
 }
 
 /** What the check found. */
@@ -85,14 +94,16 @@ export async function checkRequests(document?: Record<string, unknown>): Promise
   const rules = ((judged["x-request-rules"] as { rules?: ExtensionRule[] } | undefined)?.rules ?? []);
   const unmatchedAnswers = new Set(rules.filter((rule) => rule.operations === undefined).flatMap((rule) => rule.answers.map((answer) => String(answer.status))));
 
-  const classes = new Map<string, { kind: Disagreement["kind"]; tag: string; count: number; example: string; rule?: string }>();
+  type Entry = { kind: Disagreement["kind"]; tag: string; count: number; example: string; rule?: string; from?: Record<string, number> };
+  const classes = new Map<string, Entry>();
   /** Counts a disagreement; its class is named only while every request in it is covered by the rule EXPLAINED_BY gives. */
-  const note = (kind: Disagreement["kind"], tag: string, example: string, verdict: Verdict, status: number) => {
+  const note = (kind: Disagreement["kind"], tag: string, example: string, verdict: Verdict, status: number, from?: string) => {
     const key = `${kind}\u0000${tag}`;
     const rule = rules.find((each) => each.id === EXPLAINED_BY[tag]);
     const covered = rule !== undefined && covers(rule, verdict, status);
     const entry = classes.get(key) ?? { kind, tag, count: 0, example, ...(covered ? { rule: rule.id } : {}) };
     entry.count++;
+    if (from !== undefined) entry.from = { ...entry.from, [from]: (entry.from?.[from] ?? 0) + 1 };
     if (!covered) {
       delete entry.rule;
       entry.example = example;
@@ -111,7 +122,9 @@ export async function checkRequests(document?: Record<string, unknown>): Promise
     await response.arrayBuffer();
     const example = describe(generatedRequest, response.status, verdict);
     const accepted = isAccepted(response.status, verdict);
-    if (verdict.allowed && !accepted) note("allowed but refused", generatedRequest.tag, example, verdict, response.status);
+    if (verdict.allowed && !accepted && (await onlySpellingRefused(app, judge, request, generatedRequest.body, verdict))) {
+      note("allowed but refused", SPELLING, example, verdict, response.status, generatedRequest.tag);
+    } else if (verdict.allowed && !accepted) note("allowed but refused", generatedRequest.tag, example, verdict, response.status);
     if (!verdict.allowed && accepted) note("forbidden but accepted", generatedRequest.tag, example, verdict, response.status);
     const declared = verdict.operation === undefined
       ? unmatchedAnswers.has(String(response.status))
@@ -121,6 +134,25 @@ export async function checkRequests(document?: Record<string, unknown>): Promise
 
   const disagreements = [...classes.values()];
   return { requests: generated.length, disagreements, unexplained: disagreements.filter((entry) => entry.rule === undefined) };
+}
+
+/**
+ * Whether the request was refused for the spelling of its integers alone: the same request with
+ * them in plain decimal (`verdict.respelled`) is allowed by the schemas and answered by the service.
+ */
+async function onlySpellingRefused(
+  app: { fetch: (request: Request) => Promise<Response> },
+  judge: (request: RequestShape) => Verdict,
+  request: Request,
+  body: string | Uint8Array<ArrayBuffer> | undefined,
+  verdict: Verdict,
+): Promise<boolean> {
+  if (verdict.respelled === undefined) return false;
+  const plain = new Request(verdict.respelled.url, { method: request.method, headers: request.headers, ...(body === undefined ? {} : { body }) });
+  const plainVerdict = judge({ method: plain.method, url: plain.url, headers: plain.headers, ...(body === undefined ? {} : { body }) });
+  const response = await app.fetch(plain);
+  await response.arrayBuffer();
+  return plainVerdict.allowed && plainVerdict.respelled === undefined && isAccepted(response.status, plainVerdict);
 }
 
 /** Whether a rule speaks of the request's operation (or of requests no operation takes) and names the answer given. */
@@ -152,6 +184,10 @@ export function report(result: CheckResult): string {
   ];
   for (const entry of [...result.disagreements].sort((a, b) => a.kind.localeCompare(b.kind) || b.count - a.count)) {
     lines.push(`  ${entry.kind}: ${entry.tag}: ${entry.count} (${entry.rule === undefined ? "NOT NAMED in x-request-rules" : `named: ${entry.rule}`})`);
+    if (entry.from !== undefined) {
+      const from = Object.entries(entry.from).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+      lines.push(`      from ${from.map(([tag, count]) => `${tag} ${count}`).join(", ")}`);
+    }
     lines.push(`      e.g. ${entry.example}`);
   }
   return lines.join("\n");

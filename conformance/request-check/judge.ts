@@ -12,7 +12,10 @@
  *   explode: true` (the default for query) serializes an array as repeated names.
  * - Path values are percent-decoded; header values are read as the Fetch API gives them.
  * - Parameter values are coerced to their declared type as Ajv's `coerceTypes` does (the common
- *   reading: `"+5"` and `" 5"` read as the integer 5); bodies are never coerced.
+ *   reading: `"+5"` and `" 5"` read as the integer 5); bodies are never coerced. When a value the
+ *   schema allows was read as a number from other text than its plain decimal spelling, the verdict
+ *   says so and gives the same request with that spelling (`respelled`), so the check can tell a
+ *   refusal of the spelling from a refusal of anything else.
  * - A body matches a content key by its media type (type and subtype, any case); the key's own
  *   parameters must be present, others are ignored. JSON bodies are read with `JSON.parse`, which is
  *   what JSON Schema validates: the parsed value, never the written number.
@@ -33,6 +36,11 @@ export interface Verdict {
   readonly operation?: { readonly id: string; readonly responses: readonly string[] };
   /** Why it is refused, when it is. */
   readonly reason: string;
+  /**
+   * Set when path or query values the schemas allow were read as numbers from other text (`+5`,
+   * `05`, `1.0`): those parameters, and the request's URL with each written in plain decimal.
+   */
+  readonly respelled?: { readonly parameters: readonly string[]; readonly url: string };
 }
 
 /** A request as the check sends it: the body as bytes or text. */
@@ -72,7 +80,13 @@ export function createJudge(document: JsonObject, baseUrl: string, credentials: 
     if (operation === undefined || !METHODS.includes(request.method.toLowerCase())) return refuse("the path offers no such method");
     const id = String(operation["operationId"]);
     const responses = Object.keys(operation["responses"] as JsonObject);
-    const judged = (reason: string): Verdict => ({ allowed: reason === "", operation: { id, responses }, reason });
+    let respelled: { parameters: string[]; url: URL } | undefined;
+    const judged = (reason: string): Verdict => ({
+      allowed: reason === "",
+      operation: { id, responses },
+      reason,
+      ...(respelled === undefined ? {} : { respelled: { parameters: respelled.parameters, url: respelled.url.href } }),
+    });
 
     const security = (operation["security"] ?? document["security"] ?? []) as readonly JsonObject[];
     if (!securityMet(security, document, request.headers, credentials)) return judged("security requirement not met");
@@ -80,8 +94,15 @@ export function createJudge(document: JsonObject, baseUrl: string, credentials: 
     const parameters = [...((item["parameters"] ?? []) as Json[]), ...((operation["parameters"] ?? []) as Json[])]
       .map((parameter) => resolve(parameter, document) as JsonObject);
     for (const parameter of parameters) {
-      const problem = checkParameter(parameter, request, url, found.params, (schema, key) => compile(coercing, schema, `${id}:${key}`));
+      const { problem, plain } = checkParameter(parameter, request, url, found.params, (schema, key) => compile(coercing, schema, `${id}:${key}`));
       if (problem !== "") return judged(problem);
+      if (plain !== undefined) {
+        const name = String(parameter["name"]);
+        const where = String(parameter["in"]);
+        respelled ??= { parameters: [], url: new URL(url) };
+        respelled.parameters.push(`${where} ${name}`);
+        respelled.url = where === "path" ? withPathSegment(respelled.url, found.indexes[name]! + base.pathname.split("/").length - 1, plain) : withQueryValue(respelled.url, name, plain);
+      }
     }
     const requestBody = operation["requestBody"] === undefined ? undefined : (resolve(operation["requestBody"], document) as JsonObject);
     if (requestBody !== undefined) {
@@ -95,22 +116,24 @@ function refuse(reason: string): Verdict {
   return { allowed: false, reason };
 }
 
-/** The path item a request path matches (concrete paths before templated ones) and its decoded parameters. */
-function findPath(paths: JsonObject, path: string): { item: JsonObject; params: Record<string, string> } | undefined {
+/** The path item a request path matches (concrete paths before templated ones), its decoded parameters and their segment indexes. */
+function findPath(paths: JsonObject, path: string): { item: JsonObject; params: Record<string, string>; indexes: Record<string, number> } | undefined {
   const segments = path.split("/");
   const templates = Object.keys(paths).sort((a, b) => Number(a.includes("{")) - Number(b.includes("{")));
   for (const template of templates) {
     const parts = template.split("/");
     if (parts.length !== segments.length) continue;
     const params: Record<string, string> = {};
+    const indexes: Record<string, number> = {};
     const matched = parts.every((part, i) => {
       const segment = segments[i]!;
       if (!part.startsWith("{")) return part === segment;
       if (segment === "") return false;
       params[part.slice(1, -1)] = safeDecode(segment);
+      indexes[part.slice(1, -1)] = i;
       return true;
     });
-    if (matched) return { item: paths[template] as JsonObject, params };
+    if (matched) return { item: paths[template] as JsonObject, params, indexes };
   }
   return undefined;
 }
@@ -136,14 +159,17 @@ function securityMet(requirements: readonly JsonObject[], document: JsonObject, 
     }));
 }
 
-/** The problem with one declared parameter in a request, or "". */
+/**
+ * The problem with one declared parameter in a request, or ""; and, when the schema allows a value
+ * it read as a number from other text than its plain decimal spelling, that spelling.
+ */
 function checkParameter(
   parameter: JsonObject,
   request: RequestShape,
   url: URL,
   pathParams: Record<string, string>,
   compile: (schema: Json, key: string) => ValidateFunction,
-): string {
+): { problem: string; plain?: string } {
   const name = String(parameter["name"]);
   const where = String(parameter["in"]);
   let value: Json | undefined;
@@ -155,11 +181,35 @@ function checkParameter(
   } else if (where === "header") {
     value = request.headers.get(name) ?? undefined;
   }
-  if (value === undefined) return parameter["required"] === true ? `${where} parameter "${name}" is required` : "";
-  if (where === "query" && value === "" && parameter["allowEmptyValue"] !== true) return `query parameter "${name}" is empty`;
+  if (value === undefined) return { problem: parameter["required"] === true ? `${where} parameter "${name}" is required` : "" };
+  if (where === "query" && value === "" && parameter["allowEmptyValue"] !== true) return { problem: `query parameter "${name}" is empty` };
   // Ajv coerces in place, so the value is validated as a member of an object it can write to.
-  const valid = compile({ type: "object", properties: { value: parameter["schema"] ?? {} } }, `${where}:${name}`)({ value });
-  return valid ? "" : `${where} parameter "${name}" breaks its schema`;
+  const holder: { value: unknown } = { value };
+  const valid = compile({ type: "object", properties: { value: parameter["schema"] ?? {} } }, `${where}:${name}`)(holder);
+  if (!valid) return { problem: `${where} parameter "${name}" breaks its schema` };
+  const read = holder.value;
+  return typeof value === "string" && typeof read === "number" && String(read) !== value ? { problem: "", plain: String(read) } : { problem: "" };
+}
+
+/** The URL with its path segment at `index` (counted as `pathname.split("/")` counts) replaced by `text`. */
+function withPathSegment(url: URL, index: number, text: string): URL {
+  const segments = url.pathname.split("/");
+  segments[index] = text;
+  const next = new URL(url);
+  next.pathname = segments.join("/");
+  return next;
+}
+
+/** The URL with the value of its query parameter `name` replaced by `text`, every other part of the query kept as written. */
+function withQueryValue(url: URL, name: string, text: string): URL {
+  const parts = url.search.slice(1).split("&").map((part) => {
+    const equals = part.indexOf("=");
+    const rawName = equals === -1 ? part : part.slice(0, equals);
+    return new URLSearchParams(`${rawName}=`).keys().next().value === name ? `${rawName}=${text}` : part;
+  });
+  const next = new URL(url);
+  next.search = parts.join("&");
+  return next;
 }
 
 /** The problem with a request's body against a request body object, or "". */

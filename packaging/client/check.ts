@@ -4,8 +4,8 @@
  * with `openapi-typescript` from the document it serves (`/v1/openapi.json`, fetched over HTTP),
  * type-checks `client.ts` against them, calls the server through `openapi-fetch` (create, list,
  * get, and two errors), and shows that `tsc` refuses `wrong-field.ts`: a create whose categoryId
- * is text, and a list with a misspelled parameter. Installs this folder's tools first. `packaging/run.ts` runs it as one
- * check; alone: `bun packaging/client/check.ts`.
+ * is text, a list with a misspelled parameter, and a list whose limit is text. Installs this
+ * folder's tools first. `packaging/run.ts` runs it as one check; alone: `bun packaging/client/check.ts`.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -54,9 +54,13 @@ export async function checkClient(): Promise<string> {
 
     const wrong = run([join(BIN, "tsc"), "-p", "tsconfig.wrong-field.json", "--pretty", "false"]);
     const errors = wrong.output.split("\n").filter((line) => / error TS\d+:/.test(line));
-    const expected = [/^wrong-field\.ts\(11,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/, /^wrong-field\.ts\(13,\d+\): error TS2561: .*'limt'/];
+    const expected = [
+      /^wrong-field\.ts\(11,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/,
+      /^wrong-field\.ts\(13,\d+\): error TS2561: .*'limt'/,
+      /^wrong-field\.ts\(15,\d+\): error TS2322: Type 'string' is not assignable to type 'number'/,
+    ];
     if (wrong.code === 0 || errors.length !== expected.length || !expected.every((pattern, i) => pattern.test(errors[i]!))) {
-      throw new Error(`tsc should refuse exactly the text categoryId and the "limt" parameter of wrong-field.ts, but exited ${wrong.code}:\n${wrong.output}`);
+      throw new Error(`tsc should refuse exactly the text categoryId, the "limt" parameter and the text limit of wrong-field.ts, but exited ${wrong.code}:\n${wrong.output}`);
     }
     return `generated from ${server.url}/openapi.json; create, list, get, 404 and 400 answered as typed; tsc refused:\n  ${errors.join("\n  ")}`;
   } finally {

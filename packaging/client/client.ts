@@ -26,16 +26,16 @@ export async function useTheApi(baseUrl: string, key: string): Promise<Outcomes>
   const created = await client.POST("/pets", { body: { name: "Rex", categoryId: 1, status: "available" } });
   if (created.data === undefined) throw new Error(`Cannot create pet: ${created.error.message}`);
 
-  const listed = await client.GET("/pets", { params: { query: { limit: "10", status: "available" } } });
+  const listed = await client.GET("/pets", { params: { query: { limit: 10, status: "available" } } });
   if (listed.data === undefined) throw new Error(`Cannot list pets: ${listed.error.message}`);
 
-  const fetched = await client.GET("/pets/{petId}", { params: { path: { petId: String(created.data.id) } } });
+  const fetched = await client.GET("/pets/{petId}", { params: { path: { petId: created.data.id } } });
   if (fetched.data === undefined) throw new Error(`Cannot get pet: ${fetched.error.message}`);
 
-  const missing = await client.GET("/pets/{petId}", { params: { path: { petId: "9007199254740991" } } });
+  const missing = await client.GET("/pets/{petId}", { params: { path: { petId: 9007199254740991 } } });
   if (missing.error === undefined) throw new Error("Cannot get an error: pet 9007199254740991 was found");
 
-  const invalid = await client.GET("/pets", { params: { query: { limit: "0" } } });
+  const invalid = await client.GET("/pets", { params: { query: { limit: 0 } } });
   if (invalid.error === undefined) throw new Error("Cannot get an error: limit 0 was accepted");
 
   return {

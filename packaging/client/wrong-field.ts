@@ -1,7 +1,7 @@
 /**
  * @module
  * Must not compile: requests the document does not allow. `check.ts` runs
- * `tsc -p tsconfig.wrong-field.json` and expects exactly these two errors.
+ * `tsc -p tsconfig.wrong-field.json` and expects exactly these three errors.
  */
 import createClient from "openapi-fetch";
 import type { paths } from "./generated/animal-store.ts";
@@ -10,4 +10,6 @@ const client = createClient<paths>({ baseUrl: "http://127.0.0.1:8080/v1" });
 // categoryId is an integer, not text.
 export const created = client.POST("/pets", { body: { name: "Rex", categoryId: "1" } });
 // limit misspelled: listPets has no parameter "limt".
-export const listed = client.GET("/pets", { params: { query: { limt: "5" } } });
+export const listed = client.GET("/pets", { params: { query: { limt: 5 } } });
+// limit is an integer, as the interface declares it: a client sends a number, not text.
+export const page = client.GET("/pets", { params: { query: { limit: "10" } } });
