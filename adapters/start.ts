@@ -41,6 +41,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
+  console.log(`API reference: http://${urlHost(config.host)}:${server.port}/`);
 
   const stop = async () => {
     if (stopping) return;
@@ -66,6 +67,8 @@ function serverApp(config: Config, store: PetStore, stopping: () => boolean): Ap
     store,
     apiKeys: config.apiKeys,
     trustProxy,
+    referencePage: true,
+    ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });

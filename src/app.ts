@@ -3,17 +3,20 @@
  * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`.
  */
 import type { AuthOutcome } from "./auth.ts";
+import type { CorsOrigins } from "./cors.ts";
 import type { RequestTarget } from "./_request-target.ts";
 import type { RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
+import { withCors } from "./cors.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { isHostValue } from "./_host.ts";
 import { createPetTexts } from "./_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
+import { createReferencePage, REFERENCE_PAGE_METHODS } from "./reference-page.ts";
 import { splitUrl } from "./_request-target.ts";
 import { createRouteMatcher, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
@@ -38,6 +41,13 @@ export interface AppOptions extends PublicOriginOptions {
    * 500. Default `console.error`.
    */
   readonly onError?: (error: unknown, request?: Request) => void;
+  /**
+   * The origins whose pages may call the API from a browser (CORS), each as a browser sends it in
+   * `Origin` (`https://app.example.com`), or `"*"` for any. Default: none, and no CORS headers.
+   */
+  readonly corsOrigins?: CorsOrigins;
+  /** Whether `GET /` (outside the base path, no key) answers the HTML reference page of the API. Default `false`. */
+  readonly referencePage?: boolean;
 }
 
 /** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
@@ -66,6 +76,7 @@ export function createApp(options: AppOptions): App {
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
   const deprecationHeaders = createDeprecationHeaders();
+  const referencePage = options.referencePage === true ? createReferencePage(basePath) : undefined;
 
   async function respond(request: Request): Promise<Response> {
     const host = request.headers.get("host");
@@ -76,6 +87,7 @@ export function createApp(options: AppOptions): App {
     }
     const target = splitUrl(request.url);
     if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`);
+    if (referencePage !== undefined && target.path === "/") return await referencePage(request, originOf(request.headers, target.origin) + basePath);
     if (!target.path.startsWith(`${basePath}/`)) {
       return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`);
     }
@@ -118,7 +130,17 @@ export function createApp(options: AppOptions): App {
     }
   }
 
-  return { fetch, onError };
+  /** The methods a request's path answers, for a CORS preflight; `undefined` where nothing does. */
+  function methodsAt(request: Request): string | undefined {
+    const path = splitUrl(request.url)?.path;
+    if (path === "/" && referencePage !== undefined) return REFERENCE_PAGE_METHODS;
+    if (path === undefined || !path.startsWith(`${basePath}/`)) return undefined;
+    const match = matchRoute(request.method, path.slice(basePath.length));
+    return match === undefined || match.route !== undefined ? undefined : match.allow;
+  }
+
+  // Without origins nothing is added: not even a check per request.
+  return { fetch: options.corsOrigins === undefined ? fetch : withCors(fetch, options.corsOrigins, methodsAt), onError };
 }
 
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
