@@ -108,7 +108,7 @@ function renderIntro(document: Json, openApiUrl: string): string {
 </div>
 <div class="key-panel" data-script-only hidden>
 <label for="api-key">API key for “Try it”</label>
-<div class="key-row"><input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="a key from the server’s API_KEYS"><button type="button" id="forget-key">Forget</button></div>
+<div class="key-row"><input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="paste one of the server’s keys"><button type="button" id="forget-key">Forget</button></div>
 <p class="hint">Kept in this tab only (sessionStorage): never in a URL or a cookie, and gone when the tab closes.</p>
 </div>
 </section>`;
