@@ -93,7 +93,8 @@ export function withCors(handler: Handler, origins: CorsOrigins, methodsAt: Path
   return async (request) => {
     const origin = request.headers.get("origin");
     const allowed = origin !== null && (anyOrigin || listed.has(origin)) ? origin : undefined;
-    if (allowed !== undefined && request.method === "OPTIONS" && request.headers.has("access-control-request-method")) {
+    // Only `headers.get`: the Node adapter's lazy request offers no more (adapters/_node/request.ts).
+    if (allowed !== undefined && request.method === "OPTIONS" && request.headers.get("access-control-request-method") !== null) {
       const methods = methodsAt(request);
       if (methods !== undefined) {
         const own = anyOrigin ? {} : { "access-control-allow-origin": allowed };

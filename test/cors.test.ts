@@ -82,6 +82,16 @@ describe("CORS preflight from a listed origin", () => {
   });
 });
 
+describe("CORS on a request that offers only what the core may read", () => {
+  test("a preflight made of method, url and headers.get (as the Node adapter's lazy request) answers 204", async () => {
+    const headers = new Headers({ origin: PAGE, "access-control-request-method": "POST" });
+    const lookAlike = { method: "OPTIONS", url: "http://pets.test/v1/pets", headers: { get: (name: string) => headers.get(name) } };
+    const response = await corsApp().fetch(lookAlike as unknown as Request);
+    expect(response.status).toBe(204);
+    expect(response.headers.get("access-control-allow-origin")).toBe(PAGE);
+  });
+});
+
 describe("CORS for an origin that is not listed", () => {
   test("its preflight gets the usual 401 with no Access-Control-* header, so the browser blocks the request", async () => {
     const response = await preflight(corsApp(), "/v1/pets", OTHER);
