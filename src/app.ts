@@ -3,6 +3,7 @@
  * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`.
  */
 import type { AuthOutcome } from "./auth.ts";
+import type { CorsOrigins } from "./cors.ts";
 import type { RequestTarget } from "./_request-target.ts";
 import type { Deprecation } from "./deprecation.ts";
 import type { Route, RouteMatch } from "./routes.ts";
@@ -11,12 +12,14 @@ import type { PetStore } from "./store.ts";
 import type { RateLimit } from "./rate-limit.ts";
 import { createKeyChecker } from "./auth.ts";
 import { createContext, joinHeaders, NO_HEADERS } from "./context.ts";
+import { createCors } from "./cors.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { isHostValue } from "./_host.ts";
 import { createPetTexts } from "./_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
+import { createReferencePage, REFERENCE_PAGE_METHODS } from "./reference-page.ts";
 import { splitUrl } from "./_request-target.ts";
 import { createRouteMatcher, ROUTES } from "./routes.ts";
 import { createRateLimiter } from "./rate-limit.ts";
@@ -56,6 +59,13 @@ export interface AppOptions extends PublicOriginOptions {
   readonly onError?: (error: unknown, request?: Request) => void;
   /** Limit each API key (and each client address, for requests without a valid key) to this rate. Default: no limit. */
   readonly rateLimit?: RateLimit;
+  /**
+   * The origins whose pages may call the API from a browser (CORS), each as a browser sends it in
+   * `Origin` (`https://app.example.com`), or `"*"` for any. Default: none, and no CORS headers.
+   */
+  readonly corsOrigins?: CorsOrigins;
+  /** Whether `GET /` (outside the base path, no key) answers the HTML reference page of the API. Default `false`. */
+  readonly referencePage?: boolean;
 }
 
 /** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
@@ -89,6 +99,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
   const deprecationHeaders = createDeprecationHeaders();
+  const referencePage = options.referencePage === true ? createReferencePage(basePath) : undefined;
+  const cors = options.corsOrigins === undefined ? undefined : createCors(options.corsOrigins, methodsAt);
   const { rateLimit } = options;
   const limiter = rateLimit === undefined ? undefined : createRateLimiter(rateLimit, { apiKeys: options.apiKeys, trustProxy: options.trustProxy ?? false });
 
@@ -116,10 +128,14 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   }
 
   async function respond(request: Request, connection: ConnectionInfo | undefined, prepared: { headers: Readonly<Record<string, string>> }): Promise<Response> {
-    // Counted first, so every request counts and every answer carries what is left.
+    // A preflight is answered before anything else; every other answer carries the CORS headers.
+    const crossOrigin = cors?.(request);
+    if (crossOrigin?.preflight !== undefined) return crossOrigin.preflight;
+    prepared.headers = crossOrigin?.headers ?? NO_HEADERS;
+    // Counted next, so every request counts and every answer carries what is left.
     const admission = limiter?.(request, connection);
-    if (admission?.refused !== undefined) return admission.refused;
-    prepared.headers = admission?.headers ?? NO_HEADERS;
+    if (admission?.refused !== undefined) return withHeaders(admission.refused, prepared.headers);
+    prepared.headers = joinHeaders(prepared.headers, admission?.headers ?? NO_HEADERS);
     const host = request.headers.get("host");
     // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
     // before the URL is read (RFC 9112 §3.2 asks for 400 too).
@@ -128,6 +144,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     }
     const target = splitUrl(request.url);
     if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, prepared.headers);
+    if (referencePage !== undefined && target.path === "/") return await referencePage(request, originOf(request.headers, target.origin) + basePath);
     if (!target.path.startsWith(`${basePath}/`)) {
       return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, prepared.headers);
     }
@@ -154,6 +171,15 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     return prepared === NO_HEADERS || madeHere(response) ? response : withHeaders(response, prepared);
   }
 
+  /** The methods a request's path answers, for a CORS preflight; `undefined` where nothing does. */
+  function methodsAt(request: Request): string | undefined {
+    const path = splitUrl(request.url)?.path;
+    if (path === "/" && referencePage !== undefined) return REFERENCE_PAGE_METHODS;
+    if (path === undefined || !path.startsWith(`${basePath}/`)) return undefined;
+    const match = matchRoute(request.method, path.slice(basePath.length));
+    return match === undefined || match.route !== undefined ? undefined : match.allow;
+  }
+
   return { fetch, onError };
 }
 
@@ -168,8 +194,9 @@ function deprecationOf(match: RouteMatch | undefined): Deprecation | undefined {
   return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
 }
 
-/** A copy of `response` with `headers` set on it. */
+/** `response` with `headers` set on a copy of it, or as it is when there are none. */
 function withHeaders(response: Response, headers: Readonly<Record<string, string>>): Response {
+  if (headers === NO_HEADERS) return response;
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });

@@ -13,6 +13,7 @@
  */
 export type { App, AppOptions, ConnectionInfo, Handler } from "./app.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
+export type { CorsOrigins } from "./cors.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
 export { ERROR_STATUS } from "./errors.ts";
 export type { MemoryStoreOptions } from "./memory-store.ts";

@@ -96,7 +96,8 @@ const CASES: readonly HostileCase[] = [
   { name: "a lowercase method", chunks: [`get /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`], statuses: [405, 400, 0], runtimeRefuses: true },
   { name: "an unknown method", chunks: [`FOO /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`], statuses: [405, 400, 0], runtimeRefuses: true },
   { name: "TRACE", chunks: [`TRACE /v1/pets HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}Connection: close\r\n\r\n`], statuses: [405] },
-  { name: "CONNECT", chunks: [`CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n${AUTH_LINE}\r\n`], statuses: [404, 0] },
+  // Deno.serve gives it the URL "/", where the standalone server's reference page answers GET and HEAD only (405).
+  { name: "CONNECT", chunks: [`CONNECT x:443 HTTP/1.1\r\nHost: x:443\r\n${AUTH_LINE}\r\n`], statuses: [404, 405, 0] },
   { name: "an encoded slash in petId", chunks: get("/v1/pets/1%2F2"), statuses: [400] },
   { name: "dot segments above the base path", chunks: get("/v1/../../etc/passwd"), statuses: [404] },
   { name: "a Host that holds a path", chunks: get("/v1/pets", "", "Host: x/v1/openapi.json?\r\n"), statuses: [400] },

@@ -3,11 +3,13 @@
  * The standalone server's settings, read from the environment and mirrored by command-line flags
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
+import type { CorsOrigins } from "../../src/cors.ts";
 import type { Validation } from "../../src/validation.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
 import type { OperateSettings } from "./operate-settings.ts";
 import { isBearerToken } from "../../src/auth.ts";
+import { parseCorsOrigins } from "../../src/cors.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
 import { OPERATE_FLAGS, readOperateSettings } from "./operate-settings.ts";
@@ -30,6 +32,8 @@ export interface Config extends OperateSettings {
   readonly log: LogFormat | "off";
   /** Public URL, proxy trust and timeouts. */
   readonly edge: EdgeSettings;
+  /** The origins whose pages may call the API (`CORS_ORIGINS`); absent: no CORS. */
+  readonly corsOrigins?: CorsOrigins;
 }
 
 /** The settings, or every problem found in them. */
@@ -44,6 +48,7 @@ const FLAGS = new Map([
   ["--database-url", "DATABASE_URL"],
   ["--log", "LOG"],
   ["--log-format", "LOG_FORMAT"],
+  ["--cors-origins", "CORS_ORIGINS"],
   ...EDGE_FLAGS,
   ...OPERATE_FLAGS,
 ]);
@@ -72,6 +77,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const log = logSetting(setting("LOG") || "on", setting("LOG_FORMAT") || "text", problems);
   const edge = readEdgeSettings(setting, problems);
   const operate = readOperateSettings(setting, port, problems);
+  const cors = parseCorsOrigins(setting("CORS_ORIGINS") ?? "");
+  if (!cors.ok) problems.push(...cors.issues.map((issue) => `CORS_ORIGINS ${issue}`));
   if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
   return {
@@ -87,6 +94,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       log,
       edge,
       ...operate,
+      // Unset or empty: no CORS, as before the setting existed.
+      ...(cors.ok && cors.value.length > 0 ? { corsOrigins: cors.value } : {}),
     },
   };
 }

@@ -49,6 +49,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   // Printed before "listening on", which scripts wait for: by then both URLs are out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
+  console.log(`API reference: http://${urlHost(config.host)}:${server.port}/`);
 
   const stop = async () => {
     if (stopping) return;
@@ -76,6 +77,8 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
     store,
     apiKeys: config.apiKeys,
     trustProxy,
+    referencePage: true,
+    ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
     ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),

@@ -1,0 +1,119 @@
+/**
+ * @module
+ * CORS (the Fetch standard's protocol for pages on other origins): which origins may call the
+ * service, the answer to their preflight, and the headers their actual answers carry. Off unless
+ * origins are configured, and then the header values are made once per app.
+ *
+ * No credentials mode: the service authenticates with a bearer token a page sends in
+ * `Authorization`, never with cookies, so it never sends `Access-Control-Allow-Credentials`, and
+ * `*` is a safe choice for a public API.
+ *
+ * ```ts
+ * import { createApp, createMemoryStore } from "./mod.ts";
+ * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], corsOrigins: ["https://app.example.com"] });
+ * ```
+ */
+import type { Validation } from "./validation.ts";
+
+/** The origins whose pages may call the service (each serialized: `https://app.example.com:8443`), or `*` for any. */
+export type CorsOrigins = readonly string[] | "*";
+
+/** The request headers a page may send: every header an operation reads. */
+export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze([
+  "Authorization",
+  "Content-Type",
+  "Idempotency-Key",
+  "If-None-Match",
+  "X-Request-Id",
+]);
+
+/** The answer headers a page may read beyond the CORS-safelisted ones: every header a client needs. */
+export const CORS_EXPOSED_HEADERS: readonly string[] = Object.freeze([
+  "Location",
+  "Link",
+  "ETag",
+  "X-Request-Id",
+  "Deprecation",
+  "Sunset",
+  "Idempotent-Replayed",
+  "Retry-After",
+  "RateLimit",
+  "RateLimit-Policy",
+  "WWW-Authenticate",
+  "Allow",
+  "Accept-Post",
+]);
+
+/** How long a browser may keep a preflight's answer: 2 hours, the most Chromium keeps (Firefox keeps up to 24). */
+export const CORS_MAX_AGE_SECONDS = 7200;
+
+/** Finds the methods a request's path answers (an `Allow` value), or `undefined` for a path the app does not answer. */
+export type PathMethods = (request: Request) => string | undefined;
+
+/** What is wrong with an origin as `corsOrigins` takes it, or `undefined` when it is a serialized http(s) origin. */
+export function corsOriginProblem(origin: string): string | undefined {
+  const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
+  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    return `must hold http or https origins such as https://app.example.com, got "${origin}"`;
+  }
+  // An origin is exactly what a browser sends in `Origin`: no path (not even "/"), no user, lowercase, no default port.
+  return parsed.origin === origin ? undefined : `must hold origins as a browser sends them in Origin ("${parsed.origin}"), got "${origin}"`;
+}
+
+/** Reads a `CORS_ORIGINS` value: `*`, or comma-separated origins (spaces around commas are ignored); `[]` when empty. */
+export function parseCorsOrigins(text: string): Validation<CorsOrigins> {
+  const origins = text.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "");
+  if (origins.length === 1 && origins[0] === "*") return { ok: true, value: "*" };
+  if (origins.includes("*")) return { ok: false, issues: [`must be "*" alone or a list of origins, got "${text}"`] };
+  const issues = origins.flatMap((origin) => corsOriginProblem(origin) ?? []);
+  return issues.length === 0 ? { ok: true, value: Object.freeze(origins) } : { ok: false, issues };
+}
+
+/** What CORS makes of a request: the answer to its preflight, or the headers its answer carries. */
+export type CorsOutcome =
+  | { readonly preflight: Response }
+  | { readonly preflight?: undefined; readonly headers: Readonly<Record<string, string>> };
+
+/**
+ * CORS for an app: a preflight from an allowed origin to a path the app answers is answered 204
+ * without a key; any other request's answer carries `Access-Control-Allow-Origin` and
+ * `-Expose-Headers` when its origin is allowed. With a list of origins every answer also says
+ * `Vary: Origin`, since whether it carries them depends on `Origin`. The headers are frozen records
+ * made once per origin, which the app puts on every answer as it makes it (see `context.ts`).
+ */
+export function createCors(origins: CorsOrigins, methodsAt: PathMethods): (request: Request) => CorsOutcome {
+  if (origins !== "*") {
+    const problem = origins.map(corsOriginProblem).find((found) => found !== undefined);
+    if (problem !== undefined) throw new RangeError(`Cannot create app: corsOrigins ${problem}`);
+  }
+  const anyOrigin = origins === "*";
+  const exposed = CORS_EXPOSED_HEADERS.join(", ");
+  const preflightHeaders = Object.freeze({
+    "access-control-allow-headers": CORS_ALLOWED_HEADERS.join(", "),
+    "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
+    ...(anyOrigin ? { "access-control-allow-origin": "*" } : { vary: "Origin" }),
+  });
+  const notAllowed = { headers: Object.freeze(anyOrigin ? {} : { vary: "Origin" }) };
+  // One outcome per allowed origin (or one for all, with "*"), made once.
+  const allowedOutcomes = new Map(
+    (anyOrigin ? ["*"] : origins).map((origin) => [origin, {
+      headers: Object.freeze({ ...(anyOrigin ? {} : { vary: "Origin" }), "access-control-allow-origin": origin, "access-control-expose-headers": exposed }),
+    }]),
+  );
+
+  return (request) => {
+    const origin = request.headers.get("origin");
+    // With "*" every answer carries it, whatever the Origin, or none.
+    const allowed = anyOrigin ? allowedOutcomes.get("*") : origin === null ? undefined : allowedOutcomes.get(origin);
+    if (allowed === undefined) return notAllowed;
+    // Only `headers.get`: the core reads no more of a request (src/_fetch-contract.ts).
+    if (origin !== null && request.method === "OPTIONS" && request.headers.get("access-control-request-method") !== null) {
+      const methods = methodsAt(request);
+      if (methods !== undefined) {
+        const own = anyOrigin ? {} : { "access-control-allow-origin": origin! };
+        return { preflight: new Response(null, { status: 204, headers: { ...preflightHeaders, ...own, "access-control-allow-methods": methods } }) };
+      }
+    }
+    return allowed;
+  };
+}
