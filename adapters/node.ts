@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
@@ -72,9 +73,12 @@ export const serveNode: Serve = (app, options) =>
     }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), incoming, outgoing, bridge));
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
+      // Deno 2.9's node:http can stop accepting for good (see `_accept-watchdog.ts`).
+      const watchdog = "Deno" in globalThis ? watchAccepts(server, app.onError) : undefined;
       // Closing stops listening and closes idle keep-alive connections, where a request may be on its
       // way: so only once draining has answered everything and the connections are quiet.
       const close = async () => {
+        watchdog?.stop();
         await draining.drain();
         await new Promise<void>((done) => server.close(() => done()));
       };
