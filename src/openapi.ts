@@ -279,8 +279,9 @@ export const OPENAPI_DOCUMENT: Json = {
         type: "string",
         minLength: 1,
         maxLength: 200,
-        pattern: "\\S",
-        description: "Not only whitespace; at most 200 characters (Unicode code points); well-formed Unicode; stored as sent.",
+        pattern: "^[^\\u0000-\\u001F\\u007F-\\u009F]*[^\\s\\u0000-\\u001F\\u007F-\\u009F][^\\u0000-\\u001F\\u007F-\\u009F]*$",
+        description:
+          "Not only whitespace; no control characters (U+0000 to U+001F, U+007F to U+009F: 400 on create); at most 200 characters (Unicode code points); well-formed Unicode; stored as sent.",
       },
       CategoryId: {
         type: "integer",

@@ -46,6 +46,7 @@ const bigQuery = Array.from({ length: 1000 }, (_, i) => `p${i}=${i}`).join("&");
 const CASES: readonly HostileCase[] = [
   { name: "malformed JSON", chunks: post('{"name": "Rex", '), statuses: [400] },
   { name: "JSON with raw control characters in a string", chunks: post('{"name":"a\u0001\u0000b","categoryId":1}'), statuses: [400] },
+  { name: "an escaped U+0000, ESC and CSI in the name", chunks: post('{"name":"a\\u0000b\\u001b[31m\\u009b","categoryId":1}'), statuses: [400] },
   { name: "invalid UTF-8", chunks: post(new Uint8Array([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])), statuses: [400] },
   { name: "a lone surrogate in the name", chunks: post('{"name":"\\ud800","categoryId":1}'), statuses: [400] },
   { name: "10,000-deep nesting under the size limit", chunks: post(`{"name":${"[".repeat(10000)}${"]".repeat(10000)},"categoryId":1}`), statuses: [400] },
