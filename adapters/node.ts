@@ -15,6 +15,7 @@ import { internalErrorResponse } from "../src/errors.ts";
 import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+import { answerClientError } from "./_node/client-error.ts";
 import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 
@@ -71,6 +72,8 @@ export const serveNode: Serve = (app, options) =>
       keepAliveTimeout: idleSeconds * 1000,
       connectionsCheckingInterval: 1000,
     }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), incoming, outgoing, bridge));
+    // A request the parser refuses gets the error object too, not Node's bare 400.
+    server.on("clientError", answerClientError);
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       // Deno 2.9's node:http can stop accepting for good (see `_accept-watchdog.ts`).

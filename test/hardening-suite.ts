@@ -113,7 +113,7 @@ export function hardeningSuite(runtime: Runtime): void {
         try {
           const request = `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Slow: ${"a".repeat(200)}\r\n\r\n`;
           const result = await rawExchange(server.url, [...request], { gapMs: 50, timeoutMs: (header ?? 4) * 1000 });
-          // Node answers its own bare 408 before closing.
+          // node:http answers 408 request_timeout before closing.
           expect(result.closed && (result.status === undefined || result.status === 408)).toBe(header !== undefined);
         } finally {
           await server.stop("SIGKILL");
