@@ -104,6 +104,7 @@ const CASES: readonly HostileCase[] = [
   { name: "an encoded slash in petId", chunks: get("/v1/pets/1%2F2"), statuses: [400] },
   { name: "dot segments above the base path", chunks: get("/v1/../../etc/passwd"), statuses: [404] },
   { name: "a Host that holds a path", chunks: get("/v1/pets", "", "Host: x/v1/openapi.json?\r\n"), statuses: [400] },
+  { name: "a Host with a port past 65535", chunks: get("/v1/pets", "", "Host: evil.example:99999\r\n"), statuses: [400] },
   { name: "a Host that would break a Link header", chunks: get("/v1/pets", "", 'Host: evil.example>; rel="next", <x\r\n'), statuses: [400] },
 ];
 
