@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
 
 /** A raw connection that sent `text`: send more on it, and its first whole answer (or how it ended without one). */
 function openExchange(base: string, text: string): { send(more: string): void; readonly answer: Promise<string> } {
@@ -84,6 +85,24 @@ export function lifecycleSuite(runtime: Runtime): void {
       const next = openExchange(server.url, head + body);
       expect(await next.answer).toStartWith("HTTP/1.1 503");
       expect(await exited).toBe(0);
+    }, 20_000);
+
+    test("with LOG_FORMAT=json every line on stdout is a JSON object: the access log and the server's own lines, from start to stop", async () => {
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "", LOG_FORMAT: "json" });
+      const key = /generated API key: ([\w-]+)/.exec(server.output())?.[1];
+      await fetch(`${server.url}/pets`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await server.stop("SIGTERM")).toBe(0);
+      const lines = server.stdout().trimEnd().split("\n");
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records.map((record) => record["message"] ?? record["target"])).toEqual([
+        expect.stringMatching(/^opened .*pets\.json: 0 pets loaded/),
+        expect.stringMatching(/^API_KEYS is not set; generated API key: /),
+        `listening on ${server.url}`,
+        "/v1/pets",
+        expect.stringMatching(/^closed .*pets\.json/),
+        "stopped",
+      ]);
+      for (const record of records.filter((record) => "message" in record)) expect(record).toEqual({ time: expect.any(String), level: "info", message: expect.any(String) });
     }, 20_000);
 
     test("a bad setting stops the start with a message naming it and exit code 2", async () => {

@@ -7,6 +7,7 @@
 import process from "node:process";
 import type { App, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
+import type { Notices } from "./notices.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
@@ -14,6 +15,7 @@ import { createApp, createMemoryStore } from "../../src/mod.ts";
 import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
 import { withHealth } from "./health.ts";
+import { createNotices } from "./notices.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { openPostgresStore } from "../postgres-store/mod.ts";
@@ -36,22 +38,23 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   if (!result.ok) return fail(result.issues);
   const config = result.value;
   const serve = chooseServe(config);
-  const store = await openStore(config, runtime);
+  const notices = createNotices(config.log);
+  const store = await openStore(config, runtime, notices);
   let stopping = false;
   const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
-  if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
-  console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
+  if (config.keyGenerated) notices.info(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
+  notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => {
-      console.error("animal-store: in-flight requests did not finish in time; exiting");
+      notices.error("animal-store: in-flight requests did not finish in time; exiting");
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     await server.close();
     await store.close();
-    console.log("stopped");
+    notices.info("stopped");
     process.exit(0);
   };
   process.on("SIGINT", stop);
@@ -73,21 +76,23 @@ function serverApp(config: Config, store: PetStore, stopping: () => boolean): Ap
   return log === undefined ? app : log.wrap(app);
 }
 
-async function openStore(config: Config, runtime: RuntimeOptions): Promise<PetStore> {
+async function openStore(config: Config, runtime: RuntimeOptions, notices: Notices): Promise<PetStore> {
   if (config.store === "memory") return createMemoryStore();
   try {
-    return config.store === "postgres" ? await openDatabase(config.databaseUrl, runtime) : await openJsonFileStore(config.dataFile);
+    return config.store === "postgres"
+      ? await openDatabase(config.databaseUrl, runtime, notices)
+      : await openJsonFileStore(config.dataFile, { logger: notices });
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
 }
 
 /** The PostgreSQL store over a client of its own, which closing the store closes too. */
-async function openDatabase(url: string, runtime: RuntimeOptions): Promise<PetStore> {
+async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notices): Promise<PetStore> {
   const connection = await runtime.connectPostgres(url);
   try {
     const store = await openPostgresStore({ sql: connection.sql });
-    console.info(`opened ${describeDatabase(url)}`);
+    notices.info(`opened ${describeDatabase(url)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
   } catch (error) {
     await connection.close();
