@@ -21,13 +21,17 @@ const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
  * answer, with HEADER_TIMEOUT=1 and IDLE_TIMEOUT=1 (`undefined`: never; the README says why).
  * Bun checks its timers on a 4-second tick, and keeps a fixed 10 s before the first request.
  */
-const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined; readonly idle: number | undefined }> = {
-  bun: { header: 15, idle: 9 },
-  deno: { header: 3, idle: 3 },
-  // Deno.serve 2.9 has no header or idle timeout, and nothing else sees a connection before its headers.
-  "deno-serve": { header: undefined, idle: undefined },
-  node: { header: 3, idle: 3 },
+const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined; readonly idle: number | undefined; readonly stalledBody: number | undefined }> = {
+  bun: { header: 15, idle: 9, stalledBody: 9 },
+  deno: { header: 3, idle: 3, stalledBody: 5 },
+  // Deno.serve 2.9 has no header or idle timeout, and nothing else sees a connection before its headers;
+  // after the adapter's 408 it keeps a connection whose body stalls until the client closes it.
+  "deno-serve": { header: undefined, idle: undefined, stalledBody: undefined },
+  node: { header: 3, idle: 3, stalledBody: 5 },
 };
+
+/** Runtimes whose server drops the `Content-Length` the service sets on a 304 (RFC 9110 lets a 304 omit it; README). */
+const DROPS_304_LENGTH: ReadonlySet<Runtime> = new Set(["deno-serve"]);
 
 /** Runtimes whose server reads the rest of a request body after the service answered 413 with `Connection: close`. */
 const READS_ON_AFTER_413: ReadonlySet<Runtime> = new Set(["deno-serve"]);
@@ -95,7 +99,7 @@ export function hardeningSuite(runtime: Runtime): void {
 
     describe("with HEADER_TIMEOUT=1, BODY_TIMEOUT=2 and IDLE_TIMEOUT=1", () => {
       const timeouts = { STORE: "memory", API_KEYS: KEY, HEADER_TIMEOUT: "1", BODY_TIMEOUT: "2", IDLE_TIMEOUT: "1" };
-      const { header, idle } = CUT_WITHIN_SECONDS[runtime];
+      const { header, idle, stalledBody } = CUT_WITHIN_SECONDS[runtime];
       const described = (seconds: number | undefined) => (seconds === undefined ? "kept open (the runtime has no such timeout)" : `closed within ${seconds} s`);
 
       test(`a connection that sends nothing is ${described(header)}`, async () => {
@@ -133,6 +137,18 @@ export function hardeningSuite(runtime: Runtime): void {
         }
       }, 20_000);
 
+      test(`a chunked body that stalls is answered 408 or cut off, and its connection ${described(stalledBody)}`, async () => {
+        const server = await startServer(runtime, timeouts);
+        try {
+          const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+          const result = await rawExchange(server.url, [head, '5\r\n{"nam\r\n'], { timeoutMs: (stalledBody ?? 6) * 1000 });
+          expect(result.status === 408 || result.status === undefined).toBe(true);
+          expect(result.closed).toBe(stalledBody !== undefined);
+        } finally {
+          await server.stop("SIGKILL");
+        }
+      }, 20_000);
+
       test(`an idle keep-alive connection is ${described(idle)} after its answer`, async () => {
         const server = await startServer(runtime, timeouts);
         try {
@@ -152,6 +168,20 @@ export function hardeningSuite(runtime: Runtime): void {
         const result = await endlessChunkedPost(server.url, 50 * 2 ** 20);
         expect(result.status).toBe(413);
         expect(result.closed).toBe(!READS_ON_AFTER_413.has(runtime));
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test(`a 304 ${DROPS_304_LENGTH.has(runtime) ? "loses" : "keeps"} the 200's Content-Length`, async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        await fetch(`${server.url}/pets`, { method: "POST", headers: JSON_AUTH, body: '{"name":"Rex","categoryId":1}' });
+        const first = await fetch(`${server.url}/pets/1`, { headers: AUTH });
+        const length = String((await first.arrayBuffer()).byteLength);
+        const again = await fetch(`${server.url}/pets/1`, { headers: { ...AUTH, "if-none-match": first.headers.get("etag")! } });
+        expect(again.status).toBe(304);
+        expect(again.headers.get("content-length")).toBe(DROPS_304_LENGTH.has(runtime) ? null : length);
       } finally {
         await server.stop("SIGKILL");
       }
