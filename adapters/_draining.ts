@@ -16,8 +16,10 @@ export interface Draining {
 }
 
 /**
- * How long no request may have arrived before the stop closes what connections remain: a client
- * whose keep-alive request was already on its way when the stop began gets a 503, not a reset.
+ * How long no request may have arrived and no answer gone out before the stop closes what
+ * connections remain: a client whose keep-alive request was already on its way when the stop began
+ * gets a 503, not a reset, and so does one that sends its next request, on a new connection, as
+ * soon as its answer (with `Connection: close`) arrives.
  */
 const QUIET_MS = 250;
 
@@ -28,10 +30,10 @@ const QUIET_WAIT_LIMIT_MS = 2000;
 export function createDraining(handler: Handler): Draining {
   let inFlight = 0;
   let closing = false;
-  let lastArrival = 0;
+  let lastActivity = 0;
   const wrapped: Handler = async (request, connection) => {
     if (closing) {
-      lastArrival = Date.now();
+      lastActivity = Date.now();
       return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
     }
     inFlight++;
@@ -41,13 +43,16 @@ export function createDraining(handler: Handler): Draining {
       return response;
     } finally {
       inFlight--;
+      // An answer that took longer than the quiet time (a slow commit, a slow body) is followed by
+      // its client's next request: measuring quiet from the last arrival alone closed the server under it.
+      if (closing) lastActivity = Date.now();
     }
   };
   const drain = async () => {
     closing = true;
     const started = Date.now();
-    lastArrival = started;
-    const quiet = () => Date.now() - lastArrival >= QUIET_MS || Date.now() - started >= QUIET_WAIT_LIMIT_MS;
+    lastActivity = started;
+    const quiet = () => Date.now() - lastActivity >= QUIET_MS || Date.now() - started >= QUIET_WAIT_LIMIT_MS;
     while (inFlight > 0 || !quiet()) await new Promise((wait) => setTimeout(wait, 20));
   };
   return { handler: wrapped, drain };

@@ -12,8 +12,10 @@ import type { AddressInfo } from "node:net";
 import type { ConnectionInfo, Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+import { answerClientError } from "./_node/client-error.ts";
 import { bodyConsumed, fetchRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 
@@ -71,11 +73,16 @@ export const serveNode: Serve = (app, options) =>
       keepAliveTimeout: idleSeconds * 1000,
       connectionsCheckingInterval: 1000,
     }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), NODE_CONNECTION, incoming, outgoing, bridge));
+    // A request the parser refuses gets the error object too, not Node's bare 400.
+    server.on("clientError", answerClientError);
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
+      // Deno 2.9's node:http can stop accepting for good (see `_accept-watchdog.ts`).
+      const watchdog = "Deno" in globalThis ? watchAccepts(server, app.onError) : undefined;
       // Closing stops listening and closes idle keep-alive connections, where a request may be on its
       // way: so only once draining has answered everything and the connections are quiet.
       const close = async () => {
+        watchdog?.stop();
         await draining.drain();
         await new Promise<void>((done) => server.close(() => done()));
       };

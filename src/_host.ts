@@ -7,7 +7,9 @@
 // could end a URL's authority (`/`, `?`, `#`, `@`) or a `Link` target (`>`).
 const HOST = /^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$/;
 
-/** Whether a host value is a plain host name or IP address with an optional port. */
+/** Whether a host value is a plain host name or IP address with an optional port from 0 to 65535. */
 export function isHostValue(value: string): boolean {
-  return HOST.test(value);
+  const match = HOST.exec(value);
+  // A port past 65535 would make every URL written with it invalid (`new URL` refuses it).
+  return match !== null && Number(match[1]?.slice(1) ?? match[2]?.slice(1) ?? 0) <= 65535;
 }

@@ -28,9 +28,11 @@ const SF_STRING = '"[ !#-\\[\\]-~]*"';
 const SF_VALUE = `(?:-?[0-9]{1,15}(?:\\.[0-9]{1,3})?|${SF_STRING}|${SF_BARE}|:[A-Za-z0-9+/=]*:|\\?[01])`;
 const SF_ITEM = `(?:${SF_STRING}|${SF_BARE})(?:;[a-z*][a-z0-9_.*-]*(?:=${SF_VALUE})?)*`;
 const SF_LIST = `^${SF_ITEM}(?:[ \\t]*,[ \\t]*${SF_ITEM})*$`;
-// One character of well-formed text: any code unit but a surrogate, or a surrogate pair. Written
-// so a pattern means the same with and without the `u` flag.
-const WELL_FORMED = "(?:[^\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])";
+/** The control characters a name may not hold (C0, DEL and C1), as a character-class range. */
+const CONTROLS = "\\u0000-\\u001F\\u007F-\\u009F";
+// One character of a name: any code unit but a control character or a surrogate, or a surrogate
+// pair. Written so a pattern means the same with and without the `u` flag.
+const NAME_CHARACTER = `(?:[^${CONTROLS}\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])`;
 
 /** Headers any answer may carry, each off unless its feature is on. */
 export const ANSWER_HEADERS: JsonObject = {
@@ -117,8 +119,9 @@ export const SCHEMAS: Record<string, Json> = {
     minLength: 1,
     maxLength: NAME_MAX_LENGTH,
     // Any white space, then one character that is not, then anything: all of it well-formed.
-    pattern: `^\\s*(?:[^\\s\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])${WELL_FORMED}*$`,
-    description: `Not only whitespace; at most ${NAME_MAX_LENGTH} characters (Unicode code points); well-formed Unicode (no lone surrogate); stored as sent.`,
+    // White space that is no control character, then one character that is neither, then any but controls: all of it well-formed.
+    pattern: `^[^\\S${CONTROLS}]*(?:[^\\s${CONTROLS}\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])${NAME_CHARACTER}*$`,
+    description: `Not only whitespace; no control characters (U+0000 to U+001F, U+007F to U+009F: 400 on create); at most ${NAME_MAX_LENGTH} characters (Unicode code points); well-formed Unicode (no lone surrogate); stored as sent.`,
     examples: ["Rex"],
   },
   CategoryId: {

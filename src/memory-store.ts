@@ -9,7 +9,7 @@ import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_pet
 
 /** Options of the memory store. */
 export interface MemoryStoreOptions {
-  /** The most idempotency keys kept at once; past it the oldest are forgotten early. Default 100,000. */
+  /** The most idempotency keys kept at once, shared fairly by API keys; past it, the oldest of the largest holder are forgotten early. Default 100,000. */
   readonly maxIdempotencyKeys?: number;
 }
 

@@ -20,12 +20,13 @@ export function validateNewPet(text: string): Validation<NewPet> {
   }
   const body = parseObject(text, "body");
   if (!body.ok) return body;
-  return checkFields(body.value, text, NEW_PET_FIELDS, []);
+  return checkFields(body.value, text, NEW_PET_FIELDS, [], newNameProblem);
 }
 
 /**
  * Parses and checks a stored pet record: a new pet's fields plus a positive integer `id`. A store
- * that keeps more in a record (say, an idempotency key) names all its members in `known`.
+ * that keeps more in a record (say, an idempotency key) names all its members in `known`. A name
+ * may hold control characters here: earlier versions stored them, and a data file must still load.
  */
 export function validateStoredPet(text: string, known: readonly string[] = STORED_PET_FIELDS): Validation<Pet> {
   const record = parseObject(text, "record");
@@ -34,7 +35,7 @@ export function validateStoredPet(text: string, known: readonly string[] = STORE
   const idProblems = typeof id === "number" && Number.isSafeInteger(id) && id > 0
     ? []
     : [`"id" must be a positive integer, got ${describe(id)}`];
-  const pet = checkFields(record.value, text, known, idProblems);
+  const pet = checkFields(record.value, text, known, idProblems, nameProblem);
   return pet.ok ? valid(withId(id as number, pet.value)) : pet;
 }
 
@@ -58,10 +59,11 @@ function checkFields(
   text: string,
   known: readonly string[],
   problems: readonly string[],
+  checkName: (value: unknown) => string | undefined,
 ): Validation<NewPet> {
   const all = [...problems];
   for (const key in fields) if (!known.includes(key)) all.push(unknownFieldProblem(key));
-  const fieldProblems = [nameProblem(fields["name"]), categoryIdProblem(fields["categoryId"], text), statusFieldProblem(fields["status"])];
+  const fieldProblems = [checkName(fields["name"]), categoryIdProblem(fields["categoryId"], text), statusFieldProblem(fields["status"])];
   for (const problem of fieldProblems) if (problem !== undefined) all.push(problem);
   if (all.length > 0) return invalid(all);
 
@@ -84,6 +86,26 @@ function nameProblem(value: unknown): string | undefined {
   if (value.length <= NAME_MAX_LENGTH) return undefined;
   const length = [...value].length;
   return length > NAME_MAX_LENGTH ? `"name" must be at most ${NAME_MAX_LENGTH} characters, got ${length}` : undefined;
+}
+
+/**
+ * Control characters (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) in a new name: PostgreSQL
+ * cannot store U+0000 at all, and the others (line breaks, tabs, terminal escapes) are no part of a
+ * name and would reach every client that lists it. Refused on every store, in the same words.
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/** The problem with a new pet's name: a stored name's, or a control character. */
+function newNameProblem(value: unknown): string | undefined {
+  return nameProblem(value) ?? controlCharacterProblem(value as string);
+}
+
+function controlCharacterProblem(value: string): string | undefined {
+  const found = CONTROL_CHARACTER.exec(value);
+  if (found === null) return undefined;
+  const codePoint = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  const position = [...value.slice(0, found.index)].length + 1;
+  return `"name" must not contain control characters (U+0000 to U+001F, U+007F to U+009F), got U+${codePoint} at character ${position}`;
 }
 
 function categoryIdProblem(value: unknown, text: string): string | undefined {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Pet } from "../src/mod.ts";
+import { validateStoredPet } from "../src/validate-pet.ts";
 import { AUTH, call, errorOf, get, post, testApp } from "./helpers.ts";
 
 async function createError(body: unknown, headers: Record<string, string> = {}) {
@@ -81,6 +82,32 @@ describe("POST /pets", () => {
     const app = testApp();
     expect((await post(app, { name: "x".repeat(200), categoryId: 1 })).status).toBe(201);
     expect((await post(app, { name: "🐶".repeat(200), categoryId: 1 })).status).toBe(201);
+  });
+
+  test.each([
+    ["U+0000", "a\u0000b", "U+0000 at character 2"],
+    ["a tab", "Rex\tII", "U+0009 at character 4"],
+    ["a line break after an emoji", "🐶\nRex", "U+000A at character 2"],
+    ["DEL", "Rex\u007f", "U+007F at character 4"],
+    ["a C1 control (CSI)", "\u009b31mRex", "U+009B at character 1"],
+  ])("a name holding %s answers 400 invalid_body naming the character", async (_, name, where) => {
+    const { response, error } = await createError({ name, categoryId: 1 });
+    expect(response.status).toBe(400);
+    expect(error.code).toBe("invalid_body");
+    expect(error.message).toBe(`Cannot create pet: "name" must not contain control characters (U+0000 to U+001F, U+007F to U+009F), got ${where}`);
+  });
+
+  test("a stored record whose name holds a control character (written before they were refused) still loads", () => {
+    expect(validateStoredPet('{"id":3,"name":"Rex\\tII","categoryId":1}')).toEqual({ ok: true, value: { id: 3, name: "Rex\tII", categoryId: 1 } });
+  });
+
+  test("a name with other invisible or unusual characters is stored as sent", async () => {
+    const app = testApp();
+    for (const name of ["Rex\u00a0II", "👩\u200d🚀", "Rex\u202e", "\u00adRex"]) {
+      const response = await post(app, { name, categoryId: 1 });
+      expect(response.status).toBe(201);
+      expect(((await response.json()) as Pet).name).toBe(name);
+    }
   });
 
   test("a name with a lone surrogate answers 400", async () => {

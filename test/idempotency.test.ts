@@ -2,7 +2,9 @@ import { describe, expect, test } from "bun:test";
 import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../src/mod.ts";
 import { createApp, createMemoryStore, IDEMPOTENCY_KEY_TTL_MS } from "../src/mod.ts";
 import { createKeyTable } from "../src/_idempotency-keys.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { errorOf, get, post, testApp } from "./helpers.ts";
+import { tempDataFile } from "./temp.ts";
 
 const REX = { name: "Rex", categoryId: 1, status: "available" };
 
@@ -134,9 +136,51 @@ describe("idempotency key table", () => {
     expect([table.find(key("a"), 0), table.find(key("b"), 0), table.find(key("c"), 0)]).toEqual([undefined, 2, 3]);
   });
 
+  test("at its capacity, a new key forgets the oldest key of the client holding the most: one client's burst forgets only its own keys", () => {
+    const table = createKeyTable(4);
+    table.add({ client: "quiet", key: "q" }, 1, 0);
+    for (let i = 0; i < 100; i++) table.add({ client: "busy", key: `b${i}` }, 100 + i, 0);
+    expect(table.find({ client: "quiet", key: "q" }, 0)).toBe(1);
+    expect([96, 97, 98, 99].map((i) => table.find({ client: "busy", key: `b${i}` }, 0))).toEqual([undefined, 197, 198, 199]);
+  });
+
+  test("a client that filled it alone keeps an equal share of its latest keys once others come", () => {
+    const table = createKeyTable(6);
+    for (let i = 0; i < 10; i++) table.add({ client: "a", key: `k${i}` }, i, 0);
+    for (const client of ["b", "c"]) for (let i = 0; i < 3; i++) table.add({ client, key: `k${i}` }, i, 0);
+    expect([7, 8, 9].map((i) => table.find({ client: "a", key: `k${i}` }, 0))).toEqual([undefined, 8, 9]);
+    for (const client of ["b", "c"]) expect([0, 1, 2].map((i) => table.find({ client, key: `k${i}` }, 0))).toEqual([undefined, 1, 2]);
+  });
+
   test("a capacity below 1 is refused", () => {
     expect(() => createKeyTable(0)).toThrow("Cannot keep idempotency keys: the capacity must be a positive integer, got 0");
   });
+});
+
+describe("the idempotency-key bound with several API keys", () => {
+  const stores = {
+    memory: () => Promise.resolve(createMemoryStore({ maxIdempotencyKeys: 10 })),
+    "JSON file": () => openJsonFileStore(tempDataFile(), { maxIdempotencyKeys: 10, logger: { info: () => {}, warn: () => {} } }),
+  };
+  test.each(Object.keys(stores) as (keyof typeof stores)[])(
+    "with the %s store, one API key making more keyed creates than the bound does not make another API key's retry create a second pet",
+    async (kind) => {
+      const store = await stores[kind]();
+      try {
+        const app = createApp({ store, apiKeys: ["quiet-key", "busy-key"] });
+        const as = (apiKey: string, key: string, pet: object) => post(app, pet, { authorization: `Bearer ${apiKey}`, "idempotency-key": key });
+        const first = (await (await as("quiet-key", "order-1", REX)).json()) as Pet;
+        for (let i = 0; i < 25; i++) expect((await as("busy-key", `busy-${i}`, { name: `b${i}`, categoryId: 2 })).status).toBe(201);
+        const retry = await as("quiet-key", "order-1", REX);
+        expect(retry.headers.get("idempotent-replayed")).toBe("true");
+        expect(await retry.json()).toEqual(first);
+        // The bound still holds for the busy one: its oldest key is forgotten, so its retry creates again.
+        expect((await as("busy-key", "busy-0", { name: "b0", categoryId: 2 })).headers.get("idempotent-replayed")).toBeNull();
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });
 
 /** A memory store whose keyed creates wait until `open()` is called. */

@@ -7,6 +7,27 @@ import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
+
+/** A raw connection that sent `text`: send more on it, and its first whole answer (or how it ended without one). */
+function openExchange(base: string, text: string): { send(more: string): void; readonly answer: Promise<string> } {
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.write(text);
+  const answer = new Promise<string>((resolve) => {
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+      const headEnd = received.indexOf("\r\n\r\n");
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(received)?.[1] ?? Number.NaN);
+      if (headEnd !== -1 && received.length >= headEnd + 4 + length) resolve(received);
+    });
+    socket.on("error", (error: Error & { code?: string }) => resolve(`no answer: ${error.code ?? error.message}`));
+    socket.on("close", () => resolve(received === "" ? "no answer: closed" : received));
+  });
+  void answer.then(() => socket.destroy());
+  return { send: (more) => void socket.write(more), answer };
+}
 
 /** Registers the run-contract tests for one runtime. */
 export function lifecycleSuite(runtime: Runtime): void {
@@ -48,6 +69,40 @@ export function lifecycleSuite(runtime: Runtime): void {
       expect(response).toStartWith("HTTP/1.1 201");
       expect(await exited).toBe(0);
       expect(server.output()).toContain("stopped");
+    }, 20_000);
+
+    test("SIGTERM while a create's body is still arriving: its 201, then the same client's next create, sent at once on a new connection, gets 503 rather than a reset", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
+      const body = '{"name":"Late","categoryId":1}';
+      const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      const first = openExchange(server.url, head + body.slice(0, 5));
+      await Bun.sleep(300);
+      const exited = server.stop("SIGTERM");
+      // The answer comes well past the stop's quiet time (250 ms).
+      await Bun.sleep(400);
+      first.send(body.slice(5));
+      expect(await first.answer).toStartWith("HTTP/1.1 201");
+      const next = openExchange(server.url, head + body);
+      expect(await next.answer).toStartWith("HTTP/1.1 503");
+      expect(await exited).toBe(0);
+    }, 20_000);
+
+    test("with LOG_FORMAT=json every line on stdout is a JSON object: the access log and the server's own lines, from start to stop", async () => {
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "", LOG_FORMAT: "json" });
+      const key = /generated API key: ([\w-]+)/.exec(server.output())?.[1];
+      await fetch(`${server.url}/pets`, { headers: { authorization: `Bearer ${key}` } });
+      expect(await server.stop("SIGTERM")).toBe(0);
+      const lines = server.stdout().trimEnd().split("\n");
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(records.map((record) => record["message"] ?? record["target"])).toEqual([
+        expect.stringMatching(/^opened .*pets\.json: 0 pets loaded/),
+        expect.stringMatching(/^API_KEYS is not set; generated API key: /),
+        `listening on ${server.url}`,
+        "/v1/pets",
+        expect.stringMatching(/^closed .*pets\.json/),
+        "stopped",
+      ]);
+      for (const record of records.filter((record) => "message" in record)) expect(record).toEqual({ time: expect.any(String), level: "info", message: expect.any(String) });
     }, 20_000);
 
     test("a bad setting stops the start with a message naming it and exit code 2", async () => {

@@ -41,6 +41,28 @@ for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
   idempotentStoreContract(`PostgreSQL (${client})`, () => openStore(client));
 
   describe(`PostgreSQL store with ${client}`, () => {
+    test("a create whose name PostgreSQL cannot store (U+0000) fails alone; the creates batched with it are written", async () => {
+      const store = await openStore(client);
+      try {
+        const key = { client: "c", key: "k-1" };
+        // The first create goes out alone; the others wait for it and go out together, the bad one in the middle.
+        const names = Array.from({ length: 12 }, (_, i) => (i === 6 ? "bad\u0000name" : `good ${i}`));
+        const creates = names.map((name, i) => (i === 9 ? store.createWithKey!({ name, categoryId: 1 }, key).then(({ pet }) => pet) : store.create({ name, categoryId: 1 })));
+        const outcomes = await Promise.allSettled(creates);
+        expect(outcomes.map((outcome) => outcome.status)).toEqual(names.map((name) => (name.startsWith("bad") ? "rejected" : "fulfilled")));
+        const bad = outcomes[6]!;
+        const failure: unknown = bad.status === "rejected" ? bad.reason : undefined;
+        expect(failure).not.toBeInstanceOf(StoreUnavailableError);
+        const created = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+        expect(new Set(created.map((pet) => pet.id)).size).toBe(11);
+        expect(await store.list({ limit: 100, after: 0 })).toEqual(created.toSorted((a, b) => a.id - b.id));
+        // The keyed create's key was written with its pet.
+        expect(await store.createWithKey!({ name: "good 9", categoryId: 1 }, key)).toEqual({ pet: created[8]!, replayed: true });
+      } finally {
+        await store.close();
+      }
+    });
+
     test("ids and categoryIds up to 2^53 - 1 come back as exact numbers, also when the client reads bigint as BigInt", async () => {
       for (const bigint of [false, true]) {
         const store = await openStore(client, { bigint });

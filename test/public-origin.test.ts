@@ -7,7 +7,7 @@ function fromHost(app: ReturnType<typeof testApp>, host: string, path: string, i
 }
 
 describe("Host and the public origin", () => {
-  test.each(["x/v1/openapi.json?", 'evil.example>; rel="next", <x', "user@evil.example", "a b"])(
+  test.each(["x/v1/openapi.json?", 'evil.example>; rel="next", <x', "user@evil.example", "a b", "evil.example:99999", "[::1]:65536"])(
     "a Host of %p answers 400 invalid_header and stores nothing",
     async (host) => {
       const app = testApp();
@@ -21,6 +21,11 @@ describe("Host and the public origin", () => {
       expect(await app.store.list({ limit: 10, after: 0 })).toEqual([]);
     },
   );
+
+  test.each(["pets.example:65535", "pets.example:0", "[::1]:8080"])("a Host of %p with a port from 0 to 65535 is served", async (host) => {
+    const response = await fromHost(testApp(), host, "/v1/pets");
+    expect(response.status).toBe(200);
+  });
 
   test("without a public URL, Location follows a well-formed Host", async () => {
     const response = await fromHost(testApp(), "pets.example:8080", "/v1/pets", {

@@ -23,6 +23,8 @@ export interface ServerProcess {
   readonly url: string;
   /** Everything it printed to stdout and stderr so far. */
   output(): string;
+  /** What it printed to stdout alone so far. */
+  stdout(): string;
   /** Sends a signal and resolves with the exit code once the process has ended. */
   stop(signal?: NodeJS.Signals): Promise<number>;
   /** Resolves with the exit code once the process has ended by itself. */
@@ -85,8 +87,9 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   };
   const started = Date.now();
   for (;;) {
-    const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
-    if (url !== undefined) return { url, output, stop, exited: child.exited };
+    // As text, or inside a JSON line with LOG_FORMAT=json.
+    const url = /listening on (http:\/\/[^\s"]+)/.exec(output())?.[1];
+    if (url !== undefined) return { url, output, stdout: output.stdout, stop, exited: child.exited };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
       child.kill("SIGKILL");
       const code = await child.exited;

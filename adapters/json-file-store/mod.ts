@@ -44,7 +44,7 @@ import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 export interface JsonFileStoreOptions {
   /** Where the opening and closing lines and warnings go. Default `console`. */
   readonly logger?: Pick<Console, "info" | "warn">;
-  /** The most idempotency keys kept at once; past it the oldest are forgotten early. Default 100,000. */
+  /** The most idempotency keys kept at once, shared fairly by API keys; past it, the oldest of the largest holder are forgotten early. Default 100,000. */
   readonly maxIdempotencyKeys?: number;
   /** Told of each group commit and of the keys held, for metrics. Default: nobody. */
   readonly observer?: JsonFileStoreObserver;

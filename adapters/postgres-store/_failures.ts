@@ -30,6 +30,15 @@ export function isTransientFailure(error: unknown): boolean {
   return state === undefined || isTransient(state);
 }
 
+/**
+ * Whether a failure names bad data in the statement (classes 22, data exception, such as `22P05`
+ * for U+0000 in text, and 23, a constraint): one create's own, so the others may be written without it.
+ */
+export function isDataFailure(error: unknown): boolean {
+  const state = sqlState(error);
+  return state !== undefined && ["22", "23"].includes(state.slice(0, 2));
+}
+
 /** The error a failed query is answered with: `StoreUnavailableError` when retrying may help. */
 export function createFailure(error: unknown, isCreate: boolean): Error {
   if (error instanceof StoreUnavailableError) return error;

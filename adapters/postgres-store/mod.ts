@@ -22,10 +22,12 @@
  * - Every call has a deadline; database errors that a retry may cure (connection lost, database
  *   down, timeouts, serialization failures) reject with `StoreUnavailableError` (503), and the
  *   next call tries again: the store recovers by itself when the database is back.
+ * - A create whose own data the database refuses (a value it cannot store) fails alone: the
+ *   other creates of its transaction are written again without it.
  */
 import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
 import { StoreUnavailableError, withId } from "../../src/mod.ts";
-import { againIfUndone, createFailure, describeError, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
+import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
 
@@ -105,6 +107,14 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
         else void answerReplay(entry);
       });
     } catch (error) {
+      // One create's own bad data fails the whole statement, which leaves nothing written: the
+      // rest are written without it, by halves, until the create that fails alone is found.
+      if (batch.length > 1 && isDataFailure(error)) {
+        const half = Math.ceil(batch.length / 2);
+        await writeBatch(batch.slice(0, half));
+        await writeBatch(batch.slice(half));
+        return;
+      }
       const failure = createFailure(error, true);
       for (const entry of batch) settle(entry, () => entry.reject(failure));
     }

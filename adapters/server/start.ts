@@ -7,6 +7,7 @@
 import process from "node:process";
 import type { App, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
+import type { Notices } from "./notices.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve, Server } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
@@ -16,6 +17,7 @@ import type { Metrics } from "./metrics.ts";
 import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
 import { withHealth } from "./health.ts";
+import { createNotices } from "./notices.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
@@ -39,23 +41,24 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   if (!result.ok) return fail(result.issues);
   const config = result.value;
   const serve = chooseServe(config);
+  const notices = createNotices(config.log);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1" });
-  const opened = await openStore(config, runtime, metrics);
+  const opened = await openStore(config, runtime, notices, metrics);
   const store = metrics?.observeStore(opened) ?? opened;
   let stopping = false;
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
   const server = await serve(serverApp(config, store, log, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
-  if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
-  // Printed before "listening on", which scripts wait for: by then both URLs are out.
-  const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config);
-  console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
-  console.log(`API reference: http://${urlHost(config.host)}:${server.port}/`);
+  if (config.keyGenerated) notices.info(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
+  // Printed before "listening on", which scripts wait for: by then every URL is out.
+  const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices);
+  notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
+  notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   const stop = async () => {
     if (stopping) return;
     stopping = true;
     setTimeout(() => {
-      console.error("animal-store: in-flight requests did not finish in time; exiting");
+      notices.error("animal-store: in-flight requests did not finish in time; exiting");
       log?.flush();
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
@@ -63,7 +66,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     await metricsServer?.close();
     await store.close();
     log?.flush();
-    console.log("stopped");
+    notices.info("stopped");
     process.exit(0);
   };
   process.on("SIGINT", stop);
@@ -89,30 +92,30 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
 }
 
 /** Serves `GET /metrics` on its own port, counting the API listener's connections where its runtime can. */
-async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config: Config): Promise<Server> {
+async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config: Config, notices: Notices): Promise<Server> {
   if (api.connections !== undefined) metrics.countConnections(api.connections);
   const server = await serve(metrics.app, { port: config.metricsPort ?? 0, hostname: config.host, timeouts: config.edge.timeouts });
-  console.log(`metrics on http://${urlHost(config.host)}:${server.port}${METRICS_PATH}`);
+  notices.info(`metrics on http://${urlHost(config.host)}:${server.port}${METRICS_PATH}`);
   return server;
 }
 
-async function openStore(config: Config, runtime: RuntimeOptions, metrics: Metrics | undefined): Promise<PetStore> {
+async function openStore(config: Config, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined): Promise<PetStore> {
   if (config.store === "memory") return createMemoryStore();
   try {
     return config.store === "postgres"
-      ? await openDatabase(config.databaseUrl, runtime, metrics)
-      : await openJsonFileStore(config.dataFile, metrics === undefined ? {} : { observer: metrics.fileStore });
+      ? await openDatabase(config.databaseUrl, runtime, notices, metrics)
+      : await openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) });
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
 }
 
 /** The PostgreSQL store over a client of its own, which closing the store closes too. */
-async function openDatabase(url: string, runtime: RuntimeOptions, metrics: Metrics | undefined): Promise<PetStore> {
+async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined): Promise<PetStore> {
   const connection = await runtime.connectPostgres(url);
   try {
     const store = await openPostgresStore({ sql: metrics?.observeSql(connection.sql) ?? connection.sql });
-    console.info(`opened ${describeDatabase(url)}`);
+    notices.info(`opened ${describeDatabase(url)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
   } catch (error) {
     await connection.close();

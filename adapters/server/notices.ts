@@ -1,0 +1,29 @@
+/**
+ * @module
+ * The standalone server's own lines (`listening on …`, `opened …`, `stopped`, the data file's
+ * warnings), in the access log's format: plain text as ever, or with `LOG_FORMAT=json` one JSON
+ * object per line (`time`, `level`, `message`, as the error lines), so that everything the server
+ * writes to stdout is JSON Lines a log shipper can read. Information goes to stdout, warnings and
+ * errors to stderr.
+ */
+import process from "node:process";
+import type { LogFormat } from "./access-log.ts";
+
+/** Where the server's own lines go. */
+export interface Notices {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** Notices in the given format (`"off"`, no access log, writes them as text). */
+export function createNotices(format: LogFormat | "off"): Notices {
+  const line = format === "json"
+    ? (level: string, message: string) => JSON.stringify({ time: new Date().toISOString(), level, message })
+    : (_level: string, message: string) => message;
+  return {
+    info: (message) => void process.stdout.write(`${line("info", message)}\n`),
+    warn: (message) => void process.stderr.write(`${line("warn", message)}\n`),
+    error: (message) => void process.stderr.write(`${line("error", message)}\n`),
+  };
+}
