@@ -23,7 +23,7 @@ export type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "crea
 
 /**
  * Rows a run may add to list, get and create (`BENCH_EXTRA`, comma-separated): `before` (the project
- * as it was, from a checkout named by `BENCH_BASELINE`), `cors`, `rate-limit`, `metrics`.
+ * as it was, from a checkout named by `BENCH_BASELINE`), and on Bun and Node `cors`, `rate-limit`, `metrics`.
  */
 const EXTRA = (process.env.BENCH_EXTRA ?? "").split(",").filter((name) => name !== "").map((name) => `project-${name}` as Kind);
 
@@ -35,7 +35,7 @@ const PROJECT_SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
   "project-cors": { CORS_ORIGINS: "http://localhost:3000" },
   // A limit no request of the benchmark reaches: what counting costs.
   "project-rate-limit": { RATE_LIMIT: "1000000/s" },
-  "project-metrics": { METRICS: "on" },
+  "project-metrics": { METRICS_PORT: "0" },
 };
 
 /** The repository's root folder. */
@@ -59,9 +59,11 @@ export const PLAN: Record<Scenario, Kind[]> = {
 const ONLY_ON: Partial<Record<Kind, Runtime>> = { direct: "node", elysia: "bun", fastify: "node", "project-deno-serve": "deno" };
 /** The framework peer each runtime is held against, beside Hono. */
 export const PEER: Record<Runtime, Kind | undefined> = { bun: "elysia", deno: undefined, node: "fastify" };
+/** Rows measured on Bun and Node only, where the project is held against a framework peer. */
+const PEER_RUNTIMES_ONLY: ReadonlySet<Kind> = new Set(["project-cors", "project-rate-limit", "project-metrics"]);
 /** The targets of a scenario on a runtime, in interleaving order. */
 export const planFor = (runtime: Runtime, scenario: Scenario): Kind[] =>
-  PLAN[scenario].filter((kind) => (ONLY_ON[kind] ?? runtime) === runtime);
+  PLAN[scenario].filter((kind) => (ONLY_ON[kind] ?? runtime) === runtime && !(runtime === "deno" && PEER_RUNTIMES_ONLY.has(kind)));
 
 /** Reads, writes and the million-pet store each get their own servers, so creates never change what reads see. */
 export type Role = "read" | "write" | "million";
