@@ -48,14 +48,7 @@ export interface Context {
 export type RouteHandler = (context: Context) => Promise<Response>;
 
 /** What the app knows of a request before its handler runs. */
-export interface ContextParts {
-  readonly request: Request;
-  readonly query: string;
-  readonly params: Readonly<Record<string, string>>;
-  readonly store: PetStore;
-  readonly maxBodyBytes: number;
-  readonly baseUrl: string;
-  readonly idempotency: IdempotencyGuard;
+export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
   /** The headers prepared for the route, put on every answer (a frozen record, often empty). */
   readonly prepared: Readonly<Record<string, string>>;
   /** The app's remembered texts, tags and tagged headers. */
