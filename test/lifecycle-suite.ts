@@ -97,6 +97,7 @@ export function lifecycleSuite(runtime: Runtime): void {
       expect(records.map((record) => record["message"] ?? record["target"])).toEqual([
         expect.stringMatching(/^opened .*pets\.json: 0 pets loaded/),
         expect.stringMatching(/^API_KEYS is not set; generated API key: /),
+        `API reference: ${new URL(server.url).origin}/`,
         `listening on ${server.url}`,
         "/v1/pets",
         expect.stringMatching(/^closed .*pets\.json/),
