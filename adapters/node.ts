@@ -11,9 +11,10 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./server.ts";
-import { internalErrorResponse } from "../src/errors.ts";
+import { errorResponse, internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./draining.ts";
 import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 
@@ -24,7 +25,10 @@ export type NodeListener = (request: IncomingMessage, response: ServerResponse) 
 
 /** Options of the Node bridge. */
 export interface NodeBridgeOptions {
-  /** Called with errors that escape the handler; they are answered with a 500 error object. */
+  /**
+   * Called with errors that escape the handler (answered with a 500 error object) and, once, with
+   * what a body parser mounted before the handler changes. Default: printed with `console.error`.
+   */
   readonly onError?: (error: unknown) => void;
   /**
    * How many unread request body bytes are still read and discarded after answering, to keep the
@@ -35,19 +39,44 @@ export interface NodeBridgeOptions {
 
 const DEFAULT_DRAIN_LIMIT = 65536;
 
+/** Where the bridge reports when the host gave no `onError`: printed, so no 500 goes without its cause. */
+function printError(error: unknown): void {
+  console.error("animal-store (toNodeListener):", error);
+}
+
 /**
- * A listener that serves any Fetch API handler, giving it a real `Request`. A request whose body a
- * host's parser already read is answered 500 at once, the cause going to `onError`, rather than
- * left waiting for a body that will never come: mount the handler before body parsers.
+ * A listener that serves any Fetch API handler, giving it a real `Request`. A body that a host's
+ * parser (`express.json()`) already read is taken from what the parser left (see
+ * `_node/host-body.ts`); where it left nothing usable, the request is answered 500 at once, naming
+ * the fix, rather than left waiting for a body that will never come. Each is reported once.
  */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
+  const onError = options.onError ?? printError;
+  const bridge: NodeBridgeOptions = { ...options, onError };
+  const reportOnce = once(onError);
   return (incoming, outgoing) => {
-    if (bodyConsumed(incoming)) {
-      options.onError?.(new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: a body parser before this handler already read it; mount the handler before body parsers such as express.json()`));
-      void send(incoming, outgoing, internalErrorResponse(), options);
+    if (!bodyConsumed(incoming)) {
+      void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, bridge);
       return;
     }
-    void answer(handler, fetchRequest(incoming, outgoing), incoming, outgoing, options);
+    const body = hostParsedBody(incoming);
+    if (!body.ok) {
+      reportOnce(body.issues.code, new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.issues.message} (reported once)`));
+      void send(incoming, outgoing, errorResponse(body.issues.code, `Cannot read the request body: ${body.issues.message}`), bridge);
+      return;
+    }
+    reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));
+    void answer(handler, fetchRequest(incoming, outgoing, body.value), incoming, outgoing, bridge);
+  };
+}
+
+/** Reports an error once per kind: a host's layout is the same for every request, so one word is enough. */
+function once(report: (error: unknown) => void): (kind: string, error: Error) => void {
+  const told = new Set<string>();
+  return (kind, error) => {
+    if (told.has(kind)) return;
+    told.add(kind);
+    report(error);
   };
 }
 
