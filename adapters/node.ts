@@ -11,12 +11,12 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./server.ts";
-import { errorResponse, internalErrorResponse } from "../src/errors.ts";
+import { internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./draining.ts";
 import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
-import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
+import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 
 export { FastResponse } from "./_node/response.ts";
 
@@ -61,8 +61,8 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
     }
     const body = hostParsedBody(incoming);
     if (!body.ok) {
-      reportOnce(body.issues.code, new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.issues.message} (reported once)`));
-      void send(incoming, outgoing, errorResponse(body.issues.code, `Cannot read the request body: ${body.issues.message}`), bridge);
+      reportOnce(String(body.issues.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.issues.reason} (reported once)`));
+      void send(incoming, outgoing, body.issues.answer, bridge);
       return;
     }
     reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));

@@ -11,16 +11,19 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { Validation } from "../../src/validation.ts";
+import { errorResponse } from "../../src/errors.ts";
 
 const HOST_READ_THE_BODY = "a body parser before this handler already read the request body";
 
 /** How to have the body as sent, for messages. */
 const MOUNT_FIRST = "mount the handler before body parsers such as express.json() (in Fastify, in a plugin with no content-type parsers; see the README)";
 
-/** Why a body a host's parser read cannot be handed on, as the error object's code and message say it. */
+/** Why a body a host's parser read cannot be handed on, and the answer that says so. */
 export interface HostBodyRefusal {
-  readonly code: "internal_error" | "invalid_body";
-  readonly message: string;
+  /** Why, for the log. */
+  readonly reason: string;
+  /** 500 `internal_error` when the host kept nothing usable (its doing), 400 `invalid_body` when the body nests too deep (the client's). */
+  readonly answer: Response;
 }
 
 /**
@@ -37,13 +40,15 @@ export function hostParsedBody(incoming: IncomingMessage): Validation<Uint8Array
   try {
     text = parsed === undefined || parsed === null ? undefined : JSON.stringify(parsed);
   } catch (error) {
-    if (error instanceof RangeError) {
-      return { ok: false, issues: { code: "invalid_body", message: `${HOST_READ_THE_BODY}, and it nests too deep to be written back as JSON; ${MOUNT_FIRST}` } };
-    }
+    if (error instanceof RangeError) return refused("invalid_body", `${HOST_READ_THE_BODY}, and it nests too deep to be written back as JSON; ${MOUNT_FIRST}`);
   }
   // Nothing there, or a value JSON cannot write (a function, a cycle, a BigInt): a host's doing.
-  if (text === undefined) return { ok: false, issues: { code: "internal_error", message: `${HOST_READ_THE_BODY} and left nothing usable on request.body; ${MOUNT_FIRST}` } };
+  if (text === undefined) return refused("internal_error", `${HOST_READ_THE_BODY} and left nothing usable on request.body; ${MOUNT_FIRST}`);
   return { ok: true, value: text };
+}
+
+function refused(code: "internal_error" | "invalid_body", reason: string): Validation<never, HostBodyRefusal> {
+  return { ok: false, issues: { reason, answer: errorResponse(code, `Cannot read the request body: ${reason}`) } };
 }
 
 /** What the bridge reports, once, when it hands on a body a host's parser read. */
