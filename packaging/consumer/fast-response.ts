@@ -2,7 +2,7 @@ import { createApp, createMemoryStore } from "animal-store";
 import { FastResponse, serveNode } from "animal-store/node";
 
 // FastResponse has what the service and serveNode ask of a Response, not all of it (no clone(),
-// blob() or formData()): the cast says so, and this process makes no Response for anything else.
+// blob() or formData()), hence the cast: set it only where nothing else in the process makes one.
 globalThis.Response = FastResponse as unknown as typeof Response;
 
 const pets = createApp({ store: createMemoryStore(), apiKeys: ["my-secret-key"] });
