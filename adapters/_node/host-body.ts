@@ -38,7 +38,7 @@ export function hostParsedBody(incoming: IncomingMessage): Validation<Uint8Array
   if (parsed instanceof Uint8Array || typeof parsed === "string") return { ok: true, value: parsed };
   let text: string | undefined;
   try {
-    text = parsed === undefined || parsed === null ? undefined : JSON.stringify(parsed);
+    text = parsed === undefined ? undefined : JSON.stringify(parsed);
   } catch (error) {
     if (error instanceof RangeError) return refused("invalid_body", `${HOST_READ_THE_BODY}, and it nests too deep to be written back as JSON; ${MOUNT_FIRST}`);
   }
