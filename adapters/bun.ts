@@ -2,10 +2,13 @@
  * @module
  * Serves the app with `Bun.serve`.
  */
-import type { Serve, Server } from "./server.ts";
+import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
-import { createDraining } from "./draining.ts";
-import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+import { createDraining } from "./_draining.ts";
+import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+
+export type { Serve, Server, ServeOptions } from "./_serve.ts";
+export type { Timeouts } from "./_timeouts.ts";
 
 /**
  * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for

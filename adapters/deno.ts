@@ -3,11 +3,14 @@
  * Serves the app with `Deno.serve`.
  */
 import type { Handler } from "../src/mod.ts";
-import type { Serve, Server } from "./server.ts";
+import type { Serve, Server } from "./_serve.ts";
 import { errorResponse, internalErrorResponse } from "../src/errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/mod.ts";
-import { createDraining } from "./draining.ts";
-import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+import { createDraining } from "./_draining.ts";
+import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+
+export type { Serve, Server, ServeOptions } from "./_serve.ts";
+export type { Timeouts } from "./_timeouts.ts";
 
 /**
  * Methods the Fetch API will not build a request with a body for, in any case (Deno hands a body

@@ -10,13 +10,16 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Handler } from "../src/mod.ts";
-import type { Serve, Server } from "./server.ts";
+import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
-import { createDraining } from "./draining.ts";
-import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+import { createDraining } from "./_draining.ts";
+import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 import { bodyConsumed, fetchRequest, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
+
+export type { Serve, Server, ServeOptions } from "./_serve.ts";
+export type { Timeouts } from "./_timeouts.ts";
 
 export { FastResponse } from "./_node/response.ts";
 

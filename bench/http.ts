@@ -173,7 +173,15 @@ const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Meas
   median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
 
 /** How a project target other than the plain one is named in the table. */
-const LABEL_SUFFIX: Partial<Record<Kind, string>> = { "project-file": "(file store)", "project-deno-serve": "(Deno.serve)" };
+const LABEL_SUFFIX: Partial<Record<Kind, string>> = {
+  "project-file": "(file store)",
+  "project-deno-serve": "(Deno.serve)",
+  "project-log-off": "(LOG=off)",
+  "project-before": "(before)",
+  "project-cors": "(CORS on)",
+  "project-rate-limit": "(rate limit not reached)",
+  "project-metrics": "(metrics on)",
+};
 
 /** One row per project target of each scenario: the figures every target compared with it reached. */
 function rows(render: (row: { runtime: Runtime; scenario: Scenario; project: Kind; label: string }) => string): string[] {

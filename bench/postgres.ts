@@ -13,8 +13,8 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import type { PetStore } from "../src/mod.ts";
 import { createApp } from "../src/mod.ts";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
-import { openPostgresStore } from "../adapters/postgres-store.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "../test/postgres-server.ts";
 
 const FOLDER = join("data", "bench-postgres");

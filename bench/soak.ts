@@ -48,10 +48,10 @@ interface Started {
 
 async function startServer(runtime: Runtime, dataFile: string): Promise<Started> {
   const argv = runtime === "bun"
-    ? [join(BIN, "bun"), "adapters/start-bun.ts"]
+    ? [join(BIN, "bun"), "adapters/server/start-bun.ts"]
     : runtime === "deno"
-    ? [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "adapters/start-deno.ts"]
-    : ["node", "--import", "tsx", "adapters/start-node.ts"];
+    ? [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "adapters/server/start-deno.ts"]
+    : ["node", "--import", "tsx", "adapters/server/start-node.ts"];
   const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE, DATA_FILE: dataFile } as Record<string, string>;
   const child = Bun.spawn(argv, { cwd: ROOT, env, stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();

@@ -8,7 +8,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { PetStore } from "../src/mod.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 
 const FOLDER = join("data", "bench");
 const quiet = { info: () => {}, warn: () => {} };
@@ -67,7 +67,7 @@ function writeDataFile(path: string, count: number): void {
 /** Opens a data file in a fresh process and reports its load time (ms) and resident memory (MiB). */
 function startupInChild(path: string): { ms: number; rssMiB: number } {
   const script = `
-    import { openJsonFileStore } from "./adapters/json-file-store.ts";
+    import { openJsonFileStore } from "./adapters/json-file-store/mod.ts";
     const started = performance.now();
     const store = await openJsonFileStore(${JSON.stringify(path)}, { logger: { info() {}, warn() {} } });
     const ms = performance.now() - started;

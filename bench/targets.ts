@@ -3,19 +3,40 @@
  * The benchmark's targets: which run in each scenario on each runtime, and how each is started on
  * a free port and filled with the pets every target starts with.
  */
-import { writeFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KEY, seedPet } from "./fixtures.ts";
 
 /** A runtime the benchmark runs on. */
 export type Runtime = "bun" | "deno" | "node";
 /**
- * A server measured: the limit, a framework peer, the core behind minimal code, or the project with one
- * of its stores; `project-deno-serve` is the project on Deno with `DENO_SERVER=Deno.serve`.
+ * A server measured: the limit, a framework peer, the core behind minimal code, or the project: as
+ * `npm start` runs it (`project`: default settings, the access log on, written to a file), with
+ * one setting changed (`PROJECT_SETTINGS`), or an earlier version of it (`project-before`).
  */
-export type Kind = "limit" | "hono" | "elysia" | "fastify" | "direct" | "project" | "project-deno-serve" | "project-file";
+export type Kind =
+  | "limit" | "hono" | "elysia" | "fastify" | "direct"
+  | "project" | "project-deno-serve" | "project-file" | "project-log-off" | "project-before"
+  | "project-cors" | "project-rate-limit" | "project-metrics";
 /** A measured request, and the store behind it. */
 export type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "create-c64";
+
+/**
+ * Rows a run may add to list, get and create (`BENCH_EXTRA`, comma-separated): `before` (the project
+ * as it was, from a checkout named by `BENCH_BASELINE`), `cors`, `rate-limit`, `metrics`.
+ */
+const EXTRA = (process.env.BENCH_EXTRA ?? "").split(",").filter((name) => name !== "").map((name) => `project-${name}` as Kind);
+
+/** The settings that set each project row apart from the default, which `npm start` runs. */
+const PROJECT_SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
+  "project-file": { STORE: "file" },
+  "project-deno-serve": { DENO_SERVER: "Deno.serve" },
+  "project-log-off": { LOG: "off" },
+  "project-cors": { CORS_ORIGINS: "http://localhost:3000" },
+  // A limit no request of the benchmark reaches: what counting costs.
+  "project-rate-limit": { RATE_LIMIT: "1000000/s" },
+  "project-metrics": { METRICS: "on" },
+};
 
 /** The repository's root folder. */
 export const ROOT = join(import.meta.dir, "..");
@@ -27,11 +48,11 @@ export const BIN = join(ROOT, "node_modules", ".bin");
  * minimal node:http code: project/direct is the Node adapter's own cost.
  */
 export const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-deno-serve"],
-  get: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-deno-serve"],
+  list: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
+  get: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
   "sold-1k": ["limit", "hono", "elysia", "fastify", "project"],
   "sold-1M": ["limit", "hono", "elysia", "fastify", "project-file"],
-  create: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-deno-serve", "project-file"],
+  create: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-log-off", "project-deno-serve", "project-file", ...EXTRA],
   "create-c64": ["elysia", "fastify", "project", "project-file"],
 };
 /** Targets that exist on one runtime only. */
@@ -58,10 +79,12 @@ export interface Server {
 function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } {
   const denoRun = [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run"];
   if (kind.startsWith("project")) {
-    const entry = `adapters/start-${runtime}.ts`;
-    if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: ROOT };
-    if (runtime === "deno") return { argv: [...denoRun, entry], cwd: ROOT };
-    return { argv: ["node", "--import", "tsx", entry], cwd: ROOT };
+    const cwd = kind === "project-before" ? baseline() : ROOT;
+    // Earlier versions kept the start scripts beside the adapters.
+    const entry = existsSync(join(cwd, "adapters", "server")) ? `adapters/server/start-${runtime}.ts` : `adapters/start-${runtime}.ts`;
+    if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd };
+    if (runtime === "deno") return { argv: [...denoRun, entry], cwd };
+    return { argv: ["node", "--import", "tsx", entry], cwd };
   }
   const entry = `servers/${kind}-${runtime}.ts`;
   if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: import.meta.dir };
@@ -69,27 +92,31 @@ function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } 
   return { argv: ["node", "--import", "tsx", entry], cwd: import.meta.dir };
 }
 
-/** Starts a target on a free port, holding `pets` pets (from `dataFile` when given), and waits until it listens. */
-export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string): Promise<Server> {
+/** The checkout `project-before` runs from. */
+function baseline(): string {
+  const folder = process.env.BENCH_BASELINE;
+  if (folder === undefined || !existsSync(join(folder, "package.json"))) throw new Error("BENCH_EXTRA=before needs BENCH_BASELINE, a checkout of the version to compare with (its node_modules installed)");
+  return folder;
+}
+
+/**
+ * Starts a target on a free port, holding `pets` pets (from `dataFile` when given), and waits until
+ * it listens. The project runs with the settings `npm start` uses but for the store (memory unless
+ * the file store is measured) and the row's own; its output goes to a file, as a service manager
+ * would take it, so the access log it writes by default is measured with it.
+ */
+export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string, outputFile?: string): Promise<Server> {
   const { argv, cwd } = command(runtime, kind);
-  // LOG=off: the raw servers and the peers log nothing either, so the comparison stays fair.
-  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), LOG: "off" } as Record<string, string>;
-  env["STORE"] = kind === "project-file" ? "file" : "memory";
-  if (kind === "project-deno-serve") env["DENO_SERVER"] = "Deno.serve";
+  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), STORE: "memory", ...PROJECT_SETTINGS[kind] } as Record<string, string>;
   if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
-  const child = Bun.spawn(argv, { cwd, env, stdout: "pipe", stderr: "inherit" });
-  const reader = child.stdout.getReader();
-  let output = "";
+  const output = outputFile ?? join(ROOT, "data", "bench", `${runtime}-${kind}.log`);
+  const child = Bun.spawn(argv, { cwd, env, stdout: openSync(output, "w"), stderr: "inherit" });
   const started = Date.now();
-  while (!/listening on (\S+)/.test(output)) {
-    const { value, done } = await reader.read();
-    if (done || Date.now() - started > 60_000) throw new Error(`${runtime} ${kind} did not start: ${output}`);
-    output += new TextDecoder().decode(value);
+  while (!/listening on (\S+)/.test(readFileSync(output, "utf8"))) {
+    if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`${runtime} ${kind} did not start: ${readFileSync(output, "utf8")}`);
+    await Bun.sleep(50);
   }
-  void (async () => {
-    while (!(await reader.read()).done);
-  })();
-  const url = /listening on (\S+)/.exec(output)![1]!;
+  const url = /listening on (\S+)/.exec(readFileSync(output, "utf8"))![1]!;
   if ((kind.startsWith("project") || kind === "direct") && dataFile === undefined) await seed(url, pets);
   return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
 }

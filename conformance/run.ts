@@ -3,11 +3,15 @@
  * The conformance checks, by tools nobody on the project wrote. Run from the repository root with
  * `npm run test:conformance`, which installs them here first.
  *
- * 1. The OpenAPI document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator) and passes
+ * 1. The OpenAPI document is valid OpenAPI 3.1 (@seriousme/openapi-schema-validator), passes
  *    `redocly lint` with its recommended rules (two findings ignored on purpose, see
- *    `.redocly.lint-ignore.yaml`).
- * 2. Every response the real servers send in the HTTP suite conforms to the document (Prism proxy).
- * 3. A contract test generated from the document (Portman) passes when Newman runs it against the
+ *    `.redocly.lint-ignore.yaml`), and Spectral with `spectral:oas` and the OWASP API Security
+ *    ruleset finds no error and no warning (rules switched off only in `spectral.yaml`, each with
+ *    its reason).
+ * 2. The request check (`request-check/`): requests generated from the document, judged by its
+ *    schemas alone and sent to the service, disagree only in classes `x-request-rules` names.
+ * 3. Every response the real servers send in the HTTP suite conforms to the document (Prism proxy).
+ * 4. A contract test generated from the document (Portman) passes when Newman runs it against the
  *    real servers.
  * Ends with `conformance: N passed, M failed`.
  */
@@ -16,6 +20,7 @@ import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { OPENAPI_JSON } from "../src/mod.ts";
 import type { Runtime } from "../test/server-process.ts";
+import { checkRequests, report } from "./request-check/check.ts";
 import { startServer } from "../test/server-process.ts";
 import { tempDataFile } from "../test/temp.ts";
 
@@ -48,8 +53,29 @@ const validation = await new Validator().validate(JSON.parse(OPENAPI_JSON));
 record("the document is valid OpenAPI 3.1 (openapi-schema-validator)", validation.valid, validation.valid ? "" : JSON.stringify(validation.errors, null, 2));
 const lint = run([join(BIN, "redocly"), "lint", ".out/openapi.json", "--format", "stylish"], HERE);
 record("the document passes redocly lint (recommended rules)", lint.code === 0, lint.code === 0 ? "" : lint.output);
+// --fail-severity=warn: a warning fails too; the ruleset file is the one place a rule is switched off.
+const spectral = run([join(BIN, "spectral"), "lint", ".out/openapi.json", "--ruleset", "spectral.yaml", "--fail-severity=warn", "--format", "text"], HERE);
+record("the document passes Spectral (spectral:oas and the OWASP API Security ruleset): no error, no warning", spectral.code === 0, spectral.code === 0 ? "" : spectral.output);
 
-// 2. The HTTP suite through Prism, on every runtime and store.
+// 2. What a tool reading the document predicts, against what the service answers.
+const requestCheck = await checkRequests();
+record(
+  `the request check: every disagreement between the schemas and the service is a class x-request-rules names (${requestCheck.requests} requests)`,
+  requestCheck.unexplained.length === 0,
+  report(requestCheck),
+);
+// The check has teeth: with limit declared as a bare integer again, `+5` and `05` become disagreements it names.
+const loosened = JSON.parse(OPENAPI_JSON) as { paths: Record<string, Record<string, { parameters: { name: string; schema: unknown }[] }>> };
+loosened.paths["/pets"]!["get"]!.parameters.find((parameter) => parameter.name === "limit")!.schema = { type: "integer", format: "int32", minimum: 1, maximum: 100 };
+const loosenedCheck = await checkRequests(loosened);
+const caught = loosenedCheck.unexplained.map((entry) => entry.tag);
+record(
+  "the request check fails a document whose limit is a bare integer (it names limit: sign and limit: leading zero)",
+  caught.includes("limit: sign") && caught.includes("limit: leading zero"),
+  caught.join(", "),
+);
+
+// 3. The HTTP suite through Prism, on every runtime and store.
 const prism = run([process.execPath, "test", "./conformance/prism.test.ts"], ROOT, { CONFORMANCE_RUNTIMES: RUNTIMES.join(",") });
 const prismPassed = Number(/^\s*(\d+) pass$/m.exec(prism.output)?.[1] ?? 0);
 const prismFailed = Number(/^\s*(\d+) fail$/m.exec(prism.output)?.[1] ?? 0);
@@ -58,7 +84,7 @@ failed += prismFailed + (prism.code !== 0 && prismFailed === 0 ? 1 : 0);
 console.log(`${prism.code === 0 ? "PASS" : "FAIL"} the HTTP suite through Prism: ${prismPassed} passed, ${prismFailed} failed`);
 if (prism.code !== 0) console.log(prism.output.split("\n").filter((line) => !line.startsWith("(pass)")).join("\n"));
 
-// 3. Portman's generated contract tests, run by Newman.
+// 4. Portman's generated contract tests, run by Newman.
 for (const runtime of RUNTIMES) {
   for (const store of ["memory", "file"] as const) {
     const settings = store === "file" ? { STORE: "file", DATA_FILE: tempDataFile() } : { STORE: "memory" };

@@ -8,7 +8,8 @@
  * Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify and `node:http` hosts, and on
  * workerd; type-checks a TypeScript consumer with no DOM lib (`nodenext`, `bundler`) and with it,
  * whose own store passes the exported store contract, run with the README's commands on every Node;
- * and runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`.
+ * runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`; and generates a typed
+ * client from the document a running server serves (`client/`, its own install).
  * Ends with `packaging: N passed, M failed`.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { startPrinting } from "./processes.ts";
 import { startWorkerd } from "./workerd.ts";
+import { checkClient } from "./client/check.ts";
 
 const HERE = import.meta.dir;
 const ROOT = join(HERE, "..");
@@ -31,7 +33,7 @@ const NODES: [line: string, path: string][] = [
 /** The README's commands that run the store contract on the consumer's own store: Node 22.18 and later strip types, Node 20 needs tsx. */
 const STORE_CONTRACT_COMMANDS = { stripping: "node --test array-store.test.ts", tsx: "node --import tsx --test array-store.test.ts" };
 /** What the tarball must not hold: the project's own tests, tools and benchmarks. */
-const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/(start|config)/;
+const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/server\//;
 
 let passed = 0;
 let failed = 0;
@@ -298,6 +300,11 @@ await check("workerd: the whole HTTP suite passes against the core", () => {
   const output = run([process.execPath, "test", "./packaging/edge.test.ts"], ROOT, { EDGE_PROJECT: project });
   const [pass, fail] = [/^\s*(\d+) pass$/m.exec(output)?.[1], /^\s*(\d+) fail$/m.exec(output)?.[1]];
   expectSame("bun test counts", { ran: Number(pass) > 0, fail }, { ran: true, fail: "0" });
+});
+
+// A client generated from the served document: openapi-typescript, openapi-fetch, and tsc refusing a wrong request.
+await check("a typed client generated from the served document calls the server, and tsc refuses a wrong request", async () => {
+  console.log(await checkClient());
 });
 
 console.log(`packaging: ${passed} passed, ${failed} failed`);

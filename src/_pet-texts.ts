@@ -6,16 +6,16 @@
  * again, the largest single cost of a list request (see bench/RESULTS.md). Only frozen pets are
  * remembered, so a remembered text can never go stale; a store that hands out new or unfrozen
  * objects simply never hits. A page is found by its first pet and checked against the very pets the
- * store returned, one reference each. Memory stays bounded: past the capacity, the oldest go first.
+ * store returned, one reference each. Memory stays bounded by bytes (below): past them, the oldest go first.
  * The entity tags of texts are remembered too, so a page or pet sent again is not hashed again
  * (hashing a pet's text was 5% of a getPet request's JavaScript on Bun, `bun --cpu-prof`). And so are
- * the headers of a tagged 200, as one ready `Headers` that each `Response` copies: on Bun 1.4 a
- * `Response` given a `Headers` is made in 0.32–0.45 µs, one given a record of the same five headers
- * in 0.73–0.86 µs (in-process, 1,000,000 each); a getPet request took ~5% less server CPU on Bun
- * and on Node (see bench/RESULTS.md, "Ready headers").
+ * the headers of a tagged 200, as one frozen record per text: never a `Headers`, which some hosts'
+ * `Response` keeps by reference, so that a middleware adding a cookie to one answer would add it to
+ * every later one. Each `Response` makes its own `Headers` from the record.
  */
 import type { Pet } from "./pet.ts";
 import { entityTag } from "./etag.ts";
+import { utf8Length } from "./json-response.ts";
 
 /** The JSON texts of pets, remembered per app. */
 export interface PetTexts {
@@ -26,21 +26,29 @@ export interface PetTexts {
   /** The strong entity tag of a pet's or a page's text. */
   tag(text: string): string;
   /**
-   * The headers of a 200 carrying `text`: its media type, its tag and `extra`, made once and given
-   * to every such answer (a `Response` copies the headers it is given, so none can change them).
+   * The headers of a 200 carrying `text`: its media type, length, tag and `extra`, as a frozen record
+   * made once and given to every such answer (each `Response` makes its own `Headers` of it).
    */
-  taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Headers;
+  taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>>;
 }
 
-/** How many pets' texts, and how many pages' texts, are kept. */
-const REMEMBERED_PETS = 10_000;
-const REMEMBERED_PAGES = 1_000;
+/**
+ * How much is kept, counted in bytes of text (two per UTF-16 code unit): pets' texts, pages' texts,
+ * and the tags and headers of texts sent as tagged answers (keyed by the text, so they share strings
+ * with the first two). 48 MiB at the very most per app, whatever clients ask for; a few MiB in use.
+ */
+const PET_TEXT_BYTES = 8 * 1024 * 1024;
+const PAGE_TEXT_BYTES = 16 * 1024 * 1024;
+const TAGGED_TEXT_BYTES = 24 * 1024 * 1024;
 
-/** A tagged 200's headers, and the extra headers they were made with, as given and as a key (see `extraKey`). */
-interface ReadyHeaders {
-  readonly extra: Readonly<Record<string, string>>;
-  readonly key: string;
-  readonly headers: Headers;
+/** A tagged text's tag, and its 200's headers with the extra headers they were made with, as given and as a key (see `extraKey`). */
+interface Tagged {
+  readonly tag: string;
+  ready?: {
+    readonly extra: Readonly<Record<string, string>>;
+    readonly key: string;
+    readonly headers: Readonly<Record<string, string>>;
+  };
 }
 
 /** A page's text and the pets it was made of. */
@@ -51,11 +59,10 @@ interface PageText {
 
 /** Empty memories of pet and page texts, for one app. */
 export function createPetTexts(): PetTexts {
-  const petTexts = createMemo<Pet, string>(REMEMBERED_PETS);
-  const pageTexts = createMemo<Pet, PageText>(REMEMBERED_PAGES);
+  const petTexts = createMemo<Pet, string>(PET_TEXT_BYTES, textBytes);
+  const pageTexts = createMemo<Pet, PageText>(PAGE_TEXT_BYTES, (kept) => textBytes(kept.text) + 8 * kept.pets.length);
   // Keyed by the text itself: a text sent again is the same string, which engines hash once.
-  const tags = createMemo<string, string>(REMEMBERED_PETS + REMEMBERED_PAGES);
-  const ready = createMemo<string, ReadyHeaders>(REMEMBERED_PETS + REMEMBERED_PAGES);
+  const tagged = createMemo<string, Tagged>(TAGGED_TEXT_BYTES, (_, text) => textBytes(text));
   function pet(value: Pet): string {
     let text = petTexts.get(value);
     if (text === undefined) {
@@ -73,25 +80,30 @@ export function createPetTexts(): PetTexts {
     if (pets.every(Object.isFrozen)) pageTexts.set(first, { pets: [...pets], text });
     return text;
   }
-  function tag(text: string): string {
-    let kept = tags.get(text);
+  function taggedOf(text: string): Tagged {
+    let kept = tagged.get(text);
     if (kept === undefined) {
-      kept = entityTag(text);
-      tags.set(text, kept);
+      kept = { tag: entityTag(text) };
+      tagged.set(text, kept);
     }
     return kept;
   }
-  function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Headers {
-    const kept = ready.get(text);
+  function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+    const kept = taggedOf(text);
     // The same record (getPet's deprecation headers, see deprecation.ts) is found by reference.
-    if (kept?.extra === extra) return kept.headers;
+    if (kept.ready?.extra === extra) return kept.ready.headers;
     const key = extraKey(extra);
-    if (kept?.key === key) return kept.headers;
-    const headers = new Headers({ "content-type": "application/json", ...extra, etag: tag(text) });
-    ready.set(text, { extra, key, headers });
+    if (kept.ready?.key === key) return kept.ready.headers;
+    const headers = Object.freeze({ "content-type": "application/json", "content-length": String(utf8Length(text)), ...extra, etag: kept.tag });
+    kept.ready = { extra, key, headers };
     return headers;
   }
-  return { pet, page, tag, taggedHeaders };
+  return { pet, page, tag: (text) => taggedOf(text).tag, taggedHeaders };
+}
+
+/** What a text takes in memory, near enough: two bytes a UTF-16 code unit, and a little for the entry. */
+function textBytes(text: string): number {
+  return 2 * text.length + 64;
 }
 
 /** The extra headers as one string: the same names and values give the same string. */
@@ -107,27 +119,43 @@ function samePets(a: readonly Pet[], b: readonly Pet[]): boolean {
   return true;
 }
 
-/** A map that keeps at most `capacity` entries, forgetting the oldest first. */
-interface Memo<K, V> {
+/** A map that keeps entries up to a total weight in bytes, forgetting the oldest first. */
+export interface Memo<K, V> {
   get(key: K): V | undefined;
   set(key: K, value: V): void;
+  /** The total weight of the entries kept. */
+  bytes(): number;
 }
 
-/** The oldest entry is found through a ring of keys: a Map's first key is slow to find after many deletions. */
-function createMemo<K, V>(capacity: number): Memo<K, V> {
-  const values = new Map<K, V>();
-  const ring: (K | undefined)[] = new Array(capacity);
-  let oldest = 0;
+/**
+ * A memo bounded by `capacity` bytes, each entry weighing `weigh(value, key)`. The oldest entry is
+ * found through a queue of keys: a Map's first key is slow to find after many deletions.
+ */
+export function createMemo<K, V>(capacity: number, weigh: (value: V, key: K) => number): Memo<K, V> {
+  const values = new Map<K, { value: V; weight: number }>();
+  let queue: K[] = [];
+  let head = 0;
+  let total = 0;
+  function forgetOldest(): void {
+    const key = queue[head++]!;
+    total -= values.get(key)!.weight;
+    values.delete(key);
+    if (head > 1024 && head * 2 > queue.length) {
+      queue = queue.slice(head);
+      head = 0;
+    }
+  }
   return {
-    get: (key) => values.get(key),
+    get: (key) => values.get(key)?.value,
     set(key, value) {
-      if (!values.has(key)) {
-        const forgotten = ring[oldest];
-        if (forgotten !== undefined) values.delete(forgotten);
-        ring[oldest] = key;
-        oldest = (oldest + 1) % capacity;
-      }
-      values.set(key, value);
+      const weight = weigh(value, key);
+      const old = values.get(key);
+      if (old === undefined) queue.push(key);
+      else total -= old.weight;
+      values.set(key, { value, weight });
+      total += weight;
+      while (total > capacity && head < queue.length - 1) forgetOldest();
     },
+    bytes: () => total,
   };
 }

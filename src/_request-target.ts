@@ -41,3 +41,14 @@ export function splitUrl(url: string): RequestTarget | undefined {
 function normalisePath(path: string): string {
   return NEEDS_NORMALISING.test(path) ? new URL(`http://host${path}`).pathname : path;
 }
+
+/**
+ * The path and query of a request URL as the runtime handed them over, not normalised: what the access
+ * log records and what the standalone server's own paths (`/health`) are matched against, without a
+ * second split of the URL.
+ */
+export function rawTarget(url: string): string {
+  const hostStart = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : 0;
+  const pathStart = hostStart === 0 ? 0 : url.indexOf("/", hostStart);
+  return pathStart === -1 ? "/" : url.slice(pathStart);
+}

@@ -4,10 +4,12 @@
  */
 import type { AuthOutcome } from "./auth.ts";
 import type { RequestTarget } from "./_request-target.ts";
-import type { RouteMatch } from "./routes.ts";
+import type { Deprecation } from "./deprecation.ts";
+import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import { createKeyChecker } from "./auth.ts";
+import { createContext, NO_HEADERS } from "./context.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
@@ -53,6 +55,11 @@ export const DEFAULT_MAX_BODY_BYTES = 65536;
 
 /** Builds the Animal Store service over a store, accepting the given API keys. */
 export function createApp(options: AppOptions): App {
+  return createAppWithRoutes(ROUTES, options);
+}
+
+/** Builds the service over a route table of its own (tests mark routes deprecated this way). */
+export function createAppWithRoutes(routes: readonly Route[], options: AppOptions): App {
   const basePath = options.basePath ?? "/v1";
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) {
     throw new RangeError(`Cannot create app: basePath must start and not end with "/", got "${basePath}"`);
@@ -61,67 +68,86 @@ export function createApp(options: AppOptions): App {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const realm = options.realm ?? "animal-store";
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
-  const matchRoute = createRouteMatcher(ROUTES);
+  const matchRoute = createRouteMatcher(routes);
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
   const deprecationHeaders = createDeprecationHeaders();
 
-  async function respond(request: Request): Promise<Response> {
-    const host = request.headers.get("host");
-    // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
-    // before the URL is read (RFC 9112 §3.2 asks for 400 too).
-    if (host !== null && !isHostValue(host)) {
-      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`);
-    }
-    const target = splitUrl(request.url);
-    if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`);
-    if (!target.path.startsWith(`${basePath}/`)) {
-      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`);
-    }
-    // HEAD is answered wherever GET is: the same answer, without its body.
-    const method = request.method === "HEAD" ? "GET" : request.method;
-    const match = matchRoute(method, target.path.slice(basePath.length));
-    const baseUrl = originOf(request.headers, target.origin) + basePath;
-    return await dispatch(request, match, target, baseUrl);
-  }
-
-  /** The key is checked before routing, so an unknown path or method without a key answers 401. */
-  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string): Promise<Response> {
-    const deprecation = match?.route?.deprecation;
-    // Given to each answer as it is made, not set on it afterwards: on Bun, setting headers on a
-    // finished Response was 18% of a getPet request's JavaScript samples (bench/RESULTS.md).
-    const headers = deprecation === undefined ? NO_HEADERS : deprecationHeaders(deprecation, baseUrl);
-    const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
-    if (outcome !== "ok") return unauthorized(outcome, realm, headers);
-    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`);
-    if (match.route === undefined) {
-      const { allow } = match;
-      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { allow });
-    }
-    const { store } = options;
-    return await match.route.handler({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, headers, texts, idempotency });
+  /** The headers every answer of the matched route carries, whatever answers it. */
+  function preparedHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
+    const deprecation = deprecationOf(match);
+    return deprecation === undefined ? NO_HEADERS : deprecationHeaders(deprecation, baseUrl);
   }
 
   async function fetch(request: Request): Promise<Response> {
+    let prepared = NO_HEADERS;
     try {
-      const response = await respond(request);
+      const host = request.headers.get("host");
+      // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
+      // before the URL is read (RFC 9112 §3.2 asks for 400 too).
+      if (host !== null && !isHostValue(host)) {
+        return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`);
+      }
+      const target = splitUrl(request.url);
+      if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`);
+      if (!target.path.startsWith(`${basePath}/`)) {
+        return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`);
+      }
+      // HEAD is answered wherever GET is: the same answer, without its body.
+      const method = request.method === "HEAD" ? "GET" : request.method;
+      const match = matchRoute(method, target.path.slice(basePath.length));
+      const baseUrl = originOf(request.headers, target.origin) + basePath;
+      prepared = preparedHeaders(match, baseUrl);
+      const response = await dispatch(request, match, target, baseUrl, prepared);
       // A 304 has no body and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         const path = splitUrl(request.url)?.path ?? request.url;
-        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`);
+        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, prepared);
       }
       onError(error, request);
-      return internalErrorResponse();
+      return internalErrorResponse(prepared);
     }
+  }
+
+  /** The key is checked before routing, so an unknown path or method without a key answers 401. */
+  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, prepared: Readonly<Record<string, string>>): Promise<Response> {
+    const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
+    if (outcome !== "ok") return unauthorized(outcome, realm, prepared);
+    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`);
+    if (match.route === undefined) {
+      const { allow } = match;
+      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });
+    }
+    const { store } = options;
+    const { context, madeHere } = createContext({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
+    const response = await match.route.handler(context);
+    // An answer the handler made some other way gets the route's headers here.
+    return prepared === NO_HEADERS || madeHere(response) ? response : withHeaders(response, prepared);
   }
 
   return { fetch, onError };
 }
 
-const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/**
+ * The deprecation of the matched route; for a path whose routes answer other methods only (a 405),
+ * theirs when every one of them is deprecated, since the path itself is then going away.
+ */
+function deprecationOf(match: RouteMatch | undefined): Deprecation | undefined {
+  if (match === undefined) return undefined;
+  if (match.route !== undefined) return match.route.deprecation;
+  const [first, ...rest] = match.routes;
+  return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
+}
+
+/** A copy of `response` with `headers` set on it. */
+function withHeaders(response: Response, headers: Readonly<Record<string, string>>): Response {
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
+}
 
 function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
   // RFC 6750 §3: name the error only when a bearer token was sent.
@@ -134,8 +160,8 @@ function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, header
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */
 async function withoutBody(response: Response): Promise<Response> {
-  const length = (await response.arrayBuffer()).byteLength;
   const headers = new Headers(response.headers);
-  headers.set("content-length", String(length));
+  // The core's answers declare their length; an answer that does not is read to learn it.
+  if (!headers.has("content-length")) headers.set("content-length", String((await response.arrayBuffer()).byteLength));
   return new Response(null, { status: response.status, headers });
 }

@@ -6,9 +6,7 @@
 import type { Context } from "./context.ts";
 import type { NewPet, Pet } from "./pet.ts";
 import type { KeyedCreate } from "./store.ts";
-import { errorResponse } from "./errors.ts";
 import { readIdempotencyKey, REPLAY_HEADER } from "./idempotency.ts";
-import { jsonResponse } from "./json-response.ts";
 import { readJsonBody } from "./read-body.ts";
 import { validateNewPet } from "./validate-pet.ts";
 import { joinIssues } from "./validation.ts";
@@ -18,11 +16,11 @@ const ACTION = "Cannot create pet";
 /** Answers `POST /pets`: 201 with the stored pet, or 400/409/413/415/422 naming what was wrong. */
 export async function createPet(context: Context): Promise<Response> {
   const key = readIdempotencyKey(context.request.headers.get("idempotency-key"));
-  if (!key.ok) return errorResponse("invalid_header", `${ACTION}: ${key.issues.join("; ")}`);
+  if (!key.ok) return context.error("invalid_header", `${ACTION}: ${key.issues.join("; ")}`);
   const body = await readJsonBody(context.request, context.maxBodyBytes, ACTION);
-  if (!body.ok) return body.issues; // the 400, 413 or 415 that refuses the body
+  if (!body.ok) return context.error(body.issues.code, body.issues.message, body.issues.headers); // 400, 413 or 415
   const pet = validateNewPet(body.value);
-  if (!pet.ok) return errorResponse("invalid_body", `${ACTION}: ${joinIssues(pet.issues)}`);
+  if (!pet.ok) return context.error("invalid_body", `${ACTION}: ${joinIssues(pet.issues)}`);
   if (key.value === undefined) return created(context, await context.store.create(pet.value), false);
   return await createOnce(context, pet.value, key.value);
 }
@@ -31,11 +29,11 @@ export async function createPet(context: Context): Promise<Response> {
 async function createOnce(context: Context, pet: NewPet, keyText: string): Promise<Response> {
   const { store, idempotency } = context;
   if (store.createWithKey === undefined) {
-    return errorResponse("not_implemented", `${ACTION}: this server's store keeps no idempotency keys; send the create without "Idempotency-Key"`);
+    return context.error("not_implemented", `${ACTION}: this server's store keeps no idempotency keys; send the create without "Idempotency-Key"`);
   }
   const key = await idempotency.scope(context.request.headers.get("authorization"), keyText);
   if (!idempotency.begin(key)) {
-    return errorResponse(
+    return context.error(
       "idempotency_key_in_use",
       `${ACTION}: a request with this Idempotency-Key is still being answered; retry once it is answered`,
       { "retry-after": "1" },
@@ -48,7 +46,7 @@ async function createOnce(context: Context, pet: NewPet, keyText: string): Promi
     idempotency.end(key);
   }
   if (outcome.replayed && !samePet(outcome.pet, pet)) {
-    return errorResponse(
+    return context.error(
       "idempotency_key_reused",
       `${ACTION}: this Idempotency-Key already created pet ${outcome.pet.id} from a different body; use a new key for a new pet`,
     );
@@ -62,7 +60,7 @@ function created(context: Context, pet: Pet, replayed: boolean): Response {
   if (replayed) headers[REPLAY_HEADER] = "true";
   // Written afresh rather than remembered: a new pet is rarely asked for again at once, and
   // remembering every created pet would evict the pets that pages are made of.
-  return jsonResponse(201, JSON.stringify(pet), headers);
+  return context.json(201, JSON.stringify(pet), headers);
 }
 
 /** Whether a stored pet holds exactly the fields of a new one. */

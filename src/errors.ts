@@ -34,14 +34,26 @@ export interface ErrorBody {
   readonly status: number;
 }
 
+/** A refusal as a value: what an error answer will say, for checks that run before an answer is made. */
+export interface Refusal {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** A refusal with its code, message and any extra headers. */
+export function refusal(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Refusal {
+  return headers === undefined ? { code, message } : { code, message, headers };
+}
+
 /** Builds the error response for a code: the error object as JSON, with any extra headers. */
-export function errorResponse(code: ErrorCode, message: string, headers?: Record<string, string>): Response {
+export function errorResponse(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Response {
   const status = ERROR_STATUS[code];
   const body: ErrorBody = { code, message, status };
   return jsonResponse(status, JSON.stringify(body), headers);
 }
 
 /** The answer to an unexpected error: a 500 error object that gives no details away. */
-export function internalErrorResponse(): Response {
-  return errorResponse("internal_error", "An unexpected error occurred");
+export function internalErrorResponse(headers?: Readonly<Record<string, string>>): Response {
+  return errorResponse("internal_error", "An unexpected error occurred", headers);
 }

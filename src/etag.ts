@@ -1,15 +1,13 @@
 /**
  * @module
  * Strong entity tags (RFC 9110 §8.8.3) for answers that never change, and `If-None-Match`: a
- * client that already holds the answer gets 304 with no body.
+ * client that already holds the answer gets 304 with no body (`Context.unchanging`).
  *
  * A tag is a 64-bit hash of the JSON text, so it changes whenever the bytes do, whichever store,
  * instance or process made them (a memory store that restarts gives an id to another pet). It is
  * not a cryptographic digest: `crypto.subtle` is asynchronous and would cost more than the list
  * request itself, and a tag only has to tell one version of one URL's answer from another.
  */
-import type { PetTexts } from "./_pet-texts.ts";
-
 /** The strong entity tag of a text: 16 hex digits, in double quotes. */
 export function entityTag(text: string): string {
   // Two 32-bit FNV-1a style hashes with different multipliers, over UTF-16 code units.
@@ -39,17 +37,4 @@ export function ifNoneMatchHits(header: string | null, tag: string): boolean {
     if (candidate === "*" || candidate === tag || candidate === `W/${tag}`) return true;
   }
   return false;
-}
-
-/**
- * A 200 carrying the JSON `text` and its `ETag`, or, when the request's `If-None-Match` names that
- * tag, a 304 with the same headers and no body. The 304 declares the 200's `Content-Length`, as
- * RFC 9110 §8.6 allows, so no adapter adds a wrong one. `texts` remembers the tag and the headers.
- */
-export function taggedJsonResponse(request: Request, text: string, texts: PetTexts, headers: Readonly<Record<string, string>> = {}): Response {
-  const tag = texts.tag(text);
-  if (!ifNoneMatchHits(request.headers.get("if-none-match"), tag)) return new Response(text, { status: 200, headers: texts.taggedHeaders(text, headers) });
-  const tagged = { ...headers, etag: tag };
-  const length = new TextEncoder().encode(text).byteLength;
-  return new Response(null, { status: 304, headers: { ...tagged, "content-length": String(length) } });
 }

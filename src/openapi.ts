@@ -2,30 +2,251 @@
  * @module
  * The OpenAPI 3.1 document of the interface: the single source for generated clients, gateways and
  * portals, served at `{basePath}/openapi.json`. Every decision the interface leaves open (see the
- * README's table) is written here too; `test/openapi.test.ts` checks the document against the code.
+ * README's table) is written here too, as schemas wherever JSON Schema can say it; the few rules it
+ * cannot are in the `x-request-rules` extension (`_openapi-rules.ts`). `test/openapi.test.ts`
+ * checks the document against the code, and `conformance/` holds the service to it.
  */
+import {
+  answer,
+  CONTENT_ENCODING,
+  DECIMAL,
+  errorAnswer,
+  HEADERS,
+  IDEMPOTENCY_KEY,
+  PARAMETERS,
+  ref,
+  RESPONSES,
+  SCHEMAS,
+  withHeaders,
+  withoutBody,
+} from "./_openapi-components.ts";
+import { REQUEST_RULES } from "./_openapi-rules.ts";
 
 /** A JSON value. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
+type JsonObject = { readonly [key: string]: Json };
 
-const json = "application/json";
-const errorContent = { [json]: { schema: { $ref: "#/components/schemas/Error" } } };
+const deprecationHeaders = {
+  Deprecation: ref("headers", "Deprecation"),
+  Sunset: ref("headers", "Sunset"),
+  Link: ref("headers", "SuccessorLink"),
+};
+const requestId = ref("parameters", "RequestId");
+const ifNoneMatch = ref("parameters", "IfNoneMatch");
+const common = {
+  "401": ref("responses", "Unauthorized"),
+  "429": ref("responses", "TooManyRequests"),
+  "500": ref("responses", "InternalError"),
+  "503": ref("responses", "ServiceUnavailable"),
+};
 
-/** A response carrying the error object. */
-function errorResponse(description: string, headers?: Record<string, Json>): Json {
-  return headers === undefined ? { description, content: errorContent } : { description, headers, content: errorContent };
+const listPets: JsonObject = {
+  operationId: "listPets",
+  summary: "List animals",
+  description:
+    "Pets in ascending id order. Pages: pass the id of the last pet seen as `after`, or follow the " +
+    "`Link` header with rel=\"next\", present whenever a further pet existed when the page was read. " +
+    "A walk sees every pet once, even while pets are added. Unknown or repeated parameters, and any " +
+    "value out of range or not in plain decimal, answer 400 invalid_query (never clamped). " +
+    "A page with a next page never changes, so it carries a strong ETag, and If-None-Match with it " +
+    "answers 304; the last page grows, so it carries none.",
+  tags: ["pets"],
+  parameters: [
+    {
+      name: "limit",
+      in: "query",
+      required: false,
+      description: "Page size: an integer from 1 to 100 in plain decimal (no sign, no leading zero, no spaces).",
+      schema: DECIMAL.limit,
+    },
+    {
+      name: "status",
+      in: "query",
+      required: false,
+      description: "Only pets with this status (case-sensitive). Default: no filter.",
+      schema: ref("schemas", "PetStatus"),
+    },
+    {
+      name: "after",
+      in: "query",
+      required: false,
+      description: "Cursor: only pets with a greater id. An integer from 0 (the start, the default) in plain decimal.",
+      schema: DECIMAL.after,
+    },
+    ifNoneMatch,
+    requestId,
+  ],
+  responses: {
+    "200": answer(
+      "A page of pets: a bare JSON array.",
+      {
+        Link: ref("headers", "NextLink"),
+        ETag: { $ref: "#/components/headers/ETag", description: "Sent on a page that has a next page (it never changes)." },
+      },
+      { type: "array", items: ref("schemas", "Pet"), maxItems: 100 },
+    ),
+    "304": answer("If-None-Match named this page's ETag: the client's copy is current. No body.", {
+      Link: ref("headers", "NextLink"),
+      ETag: ref("headers", "ETag"),
+    }),
+    "400": errorAnswer(
+      "A query parameter is unknown, repeated or invalid (`code` invalid_query); every problem is named. Or the Host header is invalid (`code` invalid_header).",
+    ),
+    ...common,
+  },
+};
+
+const createPet: JsonObject = {
+  operationId: "createPet",
+  summary: "Add an animal",
+  description:
+    "Stores a new pet under the next id (positive, unique, never reused) and answers it with its " +
+    "Location. A status left out stays out. A member given twice counts once, with its last value. " +
+    "The 201 is sent only once the pet is durable: on disk with the JSON-file store, committed with PostgreSQL. " +
+    "With an Idempotency-Key, a retry of the same create (same API key, key and pet) answers the " +
+    "first 201 again, with Idempotent-Replayed: true, and stores nothing; keys are kept at least " +
+    "24 hours (the memory and file stores keep at most 100,000 at once, forgetting the oldest first).",
+  tags: ["pets"],
+  parameters: [IDEMPOTENCY_KEY, CONTENT_ENCODING, requestId],
+  requestBody: {
+    required: true,
+    description:
+      "A new pet, as application/json (any case; a charset parameter, if any, utf-8), at most 65536 bytes, no Content-Encoding.",
+    content: { "application/json": { schema: ref("schemas", "NewPet"), example: { name: "Rex", categoryId: 1, status: "available" } } },
+  },
+  responses: {
+    "201": answer(
+      "The stored pet, with the id it was given; or, for a retry with the same Idempotency-Key, the pet the first request stored.",
+      {
+        Location: ref("headers", "Location"),
+        "Idempotent-Replayed": {
+          description: "Sent, as true, when this answer repeats the one a first request with the same Idempotency-Key got.",
+          schema: { type: "string", const: "true" },
+        },
+      },
+      ref("schemas", "Pet"),
+    ),
+    "400": errorAnswer(
+      "The body is empty, not JSON, not UTF-8, not an object, or has missing, invalid or unknown fields " +
+        "(`id` included) (`code` invalid_body); every problem is named. Or the Idempotency-Key is malformed, " +
+        "the Host header is invalid, or a Transfer-Encoding other than chunked is sent (`code` invalid_header).",
+    ),
+    "401": ref("responses", "Unauthorized"),
+    "408": errorAnswer(
+      "Only when the standalone server runs with DENO_SERVER set (see the README): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
+    ),
+    "409": errorAnswer(
+      "A request with the same Idempotency-Key is still being answered (`code` idempotency_key_in_use); retry once it is.",
+      { "Retry-After": { required: true, description: "Seconds to wait before retrying.", schema: { type: "string", const: "1" } } },
+    ),
+    "413": errorAnswer("The body is larger than 65536 bytes (`code` payload_too_large); the connection is closed."),
+    "415": errorAnswer(
+      "The body is not application/json, has a charset other than utf-8, or has a Content-Encoding other than identity (`code` unsupported_media_type).",
+      {
+        "Accept-Post": { description: "The accepted media type.", schema: { type: "string", const: "application/json" } },
+        "Accept-Encoding": { description: "Sent when the body was compressed.", schema: { type: "string", const: "identity" } },
+      },
+    ),
+    "422": errorAnswer(
+      "The Idempotency-Key was already used, within the last 24 hours, for a create with a different pet (`code` idempotency_key_reused).",
+    ),
+    "429": common["429"],
+    "500": common["500"],
+    "501": errorAnswer("An Idempotency-Key was sent but the service's store keeps no keys (`code` not_implemented); never with the standalone server."),
+    "503": common["503"],
+  },
+};
+
+const getPet: JsonObject = {
+  operationId: "getPet",
+  summary: "Fetch one animal (deprecated)",
+  description:
+    "Deprecated, removed on 5 December 2030: use GET /pets with the status filter. Every answer " +
+    "of this path, errors included, carries Deprecation, Sunset and a Link to the successor. A pet " +
+    "never changes: its strong ETag with If-None-Match answers 304.",
+  deprecated: true,
+  tags: ["pets"],
+  parameters: [ifNoneMatch, requestId],
+  responses: {
+    "200": answer("The pet.", { ...deprecationHeaders, ETag: ref("headers", "ETag") }, ref("schemas", "Pet")),
+    "304": answer("If-None-Match named the pet's ETag: the client's copy is current. No body.", {
+      ...deprecationHeaders,
+      ETag: ref("headers", "ETag"),
+    }),
+    "400": errorAnswer("`petId` is not a positive integer in plain decimal (`code` invalid_path), or the Host header is invalid (`code` invalid_header).", deprecationHeaders),
+    "401": withHeaders(RESPONSES["Unauthorized"]!, deprecationHeaders),
+    "404": errorAnswer("No pet has this id (`code` not_found).", deprecationHeaders),
+    "429": common["429"],
+    "500": common["500"],
+    "503": common["503"],
+  },
+};
+
+const listStoreOrders: JsonObject = {
+  operationId: "listStoreOrders",
+  summary: "List store orders (not implemented)",
+  description: "Referred to by the interface but not specified: always answers 501 not_implemented (after the key check).",
+  tags: ["store"],
+  responses: {
+    "400": ref("responses", "InvalidHost"),
+    ...common,
+    "501": errorAnswer("Not implemented (`code` not_implemented)."),
+  },
+};
+
+/** The HEAD operation beside a GET one: the same answers, without their bodies. */
+function headOf(get: JsonObject): JsonObject {
+  const responses = Object.entries(get["responses"] as JsonObject).map(([status, response]) => {
+    const reference = (response as JsonObject)["$ref"];
+    const resolved = typeof reference === "string" ? RESPONSES[reference.split("/").pop()!]! : (response as JsonObject);
+    return [status, withoutBody(resolved)];
+  });
+  return {
+    ...get,
+    operationId: `${String(get["operationId"])}Head`,
+    summary: `${String(get["summary"])}: headers only`,
+    description: `HEAD: the answer ${String(get["operationId"])} would give, with its headers and Content-Length and without its body.`,
+    responses: Object.fromEntries(responses),
+  };
 }
 
-const unauthorized = { $ref: "#/components/responses/Unauthorized" };
-const internalError = { $ref: "#/components/responses/InternalError" };
-const deprecationHeaders = {
-  Deprecation: { $ref: "#/components/headers/Deprecation" },
-  Sunset: { $ref: "#/components/headers/Sunset" },
-  Link: { $ref: "#/components/headers/SuccessorLink" },
-};
-const requestId = { $ref: "#/components/parameters/RequestId" };
-const ifNoneMatch = { $ref: "#/components/parameters/IfNoneMatch" };
-const requestIdHeader = { "X-Request-Id": { $ref: "#/components/headers/RequestId" } };
+/** The CORS preflight of a path. */
+function preflight(operationId: string, methods: string): JsonObject {
+  return {
+    operationId,
+    summary: "CORS preflight",
+    description:
+      "A browser's preflight before a cross-origin request. Answered 204 without a key only when CORS is configured " +
+      "(CORS_ORIGINS; off by default) and Origin is one of the allowed origins. Otherwise it is answered as any request: " +
+      "401 without a key, 405 with one.",
+    tags: ["cors"],
+    security: [],
+    parameters: [
+      ref("parameters", "Origin"),
+      ref("parameters", "AccessControlRequestMethod"),
+      ref("parameters", "AccessControlRequestHeaders"),
+      requestId,
+    ],
+    responses: {
+      "204": answer(`Allowed: the page may send ${methods} with the listed headers.`, {
+        "Access-Control-Allow-Origin": {
+          required: true,
+          description: "The request's Origin, or * when every origin is allowed.",
+          schema: (HEADERS["Access-Control-Allow-Origin"] as JsonObject)["schema"]!,
+        },
+        "Access-Control-Allow-Methods": ref("headers", "Access-Control-Allow-Methods"),
+        "Access-Control-Allow-Headers": ref("headers", "Access-Control-Allow-Headers"),
+        "Access-Control-Max-Age": ref("headers", "Access-Control-Max-Age"),
+      }),
+      "400": ref("responses", "InvalidHost"),
+      "401": ref("responses", "Unauthorized"),
+      "405": ref("responses", "MethodNotAllowed"),
+      "429": common["429"],
+      "500": common["500"],
+      "503": common["503"],
+    },
+  };
+}
 
 /** The OpenAPI 3.1 document of the Animal Store interface, version 1.0.0. */
 export const OPENAPI_DOCUMENT: Json = {
@@ -37,22 +258,28 @@ export const OPENAPI_DOCUMENT: Json = {
     description:
       "The reference implementation of the Animal Store interface. All traffic is HTTP with JSON bodies; " +
       "every operation needs a bearer API key. Every non-2xx answer is the Error object. " +
-      "Behaviour the interface leaves open is decided and written in the descriptions below. " +
-      "HEAD is answered on every GET operation, as GET without a body. A method a path does not " +
-      "offer answers 405 (see the MethodNotAllowed response); an unknown path 404 not_found. " +
-      "The standalone server also answers GET /health outside the base path, without a key (200 " +
-      "{\"status\":\"ok\"} while the store takes writes, else 503), and gives every answer an X-Request-Id.",
+      "Behaviour the interface leaves open is decided and written in the schemas and descriptions below; the few " +
+      "rules about requests that schemas cannot state are listed, with their reasons, in x-request-rules. " +
+      "Integers in paths and queries are declared as text with a pattern, since the service reads only plain " +
+      "decimal there. HEAD is answered on every GET operation, as GET without a body. A method a path does not " +
+      "offer answers 405; an unknown path 404 not_found. Rate limits (RATE_LIMIT) and CORS (CORS_ORIGINS) are off " +
+      "unless configured; the headers they add are declared on every answer. The standalone server also answers " +
+      "GET /health outside the base path, without a key (200 {\"status\":\"ok\"} while the store takes writes, else " +
+      "503), and gives every answer an X-Request-Id.",
+    contact: { name: "Animal Store maintainers" },
     license: { name: "MIT", identifier: "MIT" },
   },
   servers: [
     {
       url: "{base_url}",
       description: "Production",
+      "x-internal": false,
       variables: { base_url: { default: "http://127.0.0.1:8080/v1", description: "Production base address; ends with /v1." } },
     },
     {
       url: "{staging_base_url}",
       description: "Staging",
+      "x-internal": false,
       variables: {
         staging_base_url: { default: "http://127.0.0.1:8081/v1", description: "Staging base address; ends with /v1." },
       },
@@ -62,204 +289,37 @@ export const OPENAPI_DOCUMENT: Json = {
   tags: [
     { name: "pets", description: "Animals for sale." },
     { name: "store", description: "Store operations the interface mentions but does not specify." },
+    { name: "cors", description: "Browser preflight requests, answered only when CORS is configured." },
   ],
   paths: {
     "/pets": {
-      get: {
-        operationId: "listPets",
-        summary: "List animals",
-        description:
-          "Pets in ascending id order. Pages: pass the id of the last pet seen as `after`, or follow the " +
-          "`Link` header with rel=\"next\", present whenever a further pet existed when the page was read. " +
-          "A walk sees every pet once, even while pets are added. Unknown or repeated parameters, and any " +
-          "value out of range, answer 400 invalid_query (never clamped). No rate limit: no 429. " +
-          "A page with a next page never changes, so it carries a strong ETag, and If-None-Match with it " +
-          "answers 304; the last page grows, so it carries none.",
-        tags: ["pets"],
-        parameters: [
-          {
-            name: "limit",
-            in: "query",
-            required: false,
-            description: "Page size: a plain decimal integer (no sign, no leading zero).",
-            schema: { type: "integer", minimum: 1, maximum: 100, default: 20 },
-          },
-          {
-            name: "status",
-            in: "query",
-            required: false,
-            description: "Only pets with this status (case-sensitive). Default: no filter.",
-            schema: { $ref: "#/components/schemas/PetStatus" },
-          },
-          {
-            name: "after",
-            in: "query",
-            required: false,
-            description: "Cursor: only pets with a greater id. Default 0, the start.",
-            schema: { type: "integer", format: "int64", minimum: 0, maximum: 9007199254740991, default: 0 },
-          },
-          ifNoneMatch,
-          requestId,
-        ],
-        responses: {
-          "200": {
-            description: "A page of pets: a bare JSON array.",
-            headers: {
-              Link: { $ref: "#/components/headers/NextLink" },
-              ETag: { $ref: "#/components/headers/ETag", description: "Sent on a page that has a next page (it never changes)." },
-              ...requestIdHeader,
-            },
-            content: { [json]: { schema: { type: "array", items: { $ref: "#/components/schemas/Pet" }, maxItems: 100 } } },
-          },
-          "304": {
-            description: "If-None-Match named this page's ETag: the client's copy is current. No body.",
-            headers: { Link: { $ref: "#/components/headers/NextLink" }, ETag: { $ref: "#/components/headers/ETag" }, ...requestIdHeader },
-          },
-          "400": errorResponse("A query parameter is unknown, repeated or invalid (`code` invalid_query); every problem is named."),
-          "401": unauthorized,
-          "500": internalError,
-          "503": { $ref: "#/components/responses/ServiceUnavailable" },
-        },
-      },
-      post: {
-        operationId: "createPet",
-        summary: "Add an animal",
-        description:
-          "Stores a new pet under the next id (positive, unique, never reused) and answers it with its " +
-          "Location. A status left out stays out. A member given twice counts once, with its last value. " +
-          "The 201 is sent only once the pet is durable: on disk with the JSON-file store, committed with PostgreSQL. " +
-          "With an Idempotency-Key, a retry of the same create (same API key, key and pet) answers the " +
-          "first 201 again, with Idempotent-Replayed: true, and stores nothing; keys are kept at least " +
-          "24 hours (the memory and file stores keep at most 100,000 at once, forgetting the oldest first).",
-        tags: ["pets"],
-        parameters: [
-          {
-            name: "Idempotency-Key",
-            in: "header",
-            required: false,
-            description:
-              "Makes a retry safe: 1 to 255 visible ASCII characters other than quotes and backslashes " +
-              "(a UUID, say), bare or as a structured-field string in double quotes. Scoped to the API key.",
-            schema: { type: "string", minLength: 1, maxLength: 257, pattern: '^([!#-\\[\\]-~]{1,255}|"[!#-\\[\\]-~]{1,255}")$' },
-          },
-          requestId,
-        ],
-        requestBody: {
-          required: true,
-          description: "A new pet, as application/json (optionally charset=utf-8), at most 65536 bytes, no Content-Encoding.",
-          content: { [json]: { schema: { $ref: "#/components/schemas/NewPet" } } },
-        },
-        responses: {
-          "201": {
-            description: "The stored pet, with the id it was given; or, for a retry with the same Idempotency-Key, the pet the first request stored.",
-            headers: {
-              Location: { $ref: "#/components/headers/Location" },
-              "Idempotent-Replayed": {
-                description: "Sent, as true, when this answer repeats the one a first request with the same Idempotency-Key got.",
-                schema: { type: "string", const: "true" },
-              },
-              ...requestIdHeader,
-            },
-            content: { [json]: { schema: { $ref: "#/components/schemas/Pet" } } },
-          },
-          "400": errorResponse(
-            "The body is empty, not JSON, not UTF-8, not an object, or has missing, invalid or unknown fields " +
-              "(`id` included) (`code` invalid_body); every problem is named. Or the Idempotency-Key is malformed " +
-              "(`code` invalid_header).",
-          ),
-          "401": unauthorized,
-          "409": errorResponse(
-            "A request with the same Idempotency-Key is still being answered (`code` idempotency_key_in_use); retry once it is.",
-            { "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", const: "1" } } },
-          ),
-          "422": errorResponse(
-            "The Idempotency-Key was already used, within the last 24 hours, for a create with a different pet (`code` idempotency_key_reused).",
-          ),
-          "413": errorResponse("The body is larger than 65536 bytes (`code` payload_too_large)."),
-          "415": errorResponse(
-            "The body is not application/json, or has a Content-Encoding other than identity (`code` unsupported_media_type).",
-            {
-              "Accept-Post": { description: "The accepted media type.", schema: { type: "string", const: "application/json" } },
-              "Accept-Encoding": { description: "Sent when the body was compressed.", schema: { type: "string", const: "identity" } },
-            },
-          ),
-          "500": internalError,
-          "501": errorResponse("An Idempotency-Key was sent but the service's store keeps no keys (`code` not_implemented); never with the standalone server."),
-          "503": { $ref: "#/components/responses/ServiceUnavailable" },
-        },
-      },
+      get: listPets,
+      head: headOf(listPets),
+      post: createPet,
+      options: preflight("preflightPets", "GET, HEAD and POST"),
     },
     "/pets/{petId}": {
-      get: {
-        operationId: "getPet",
-        summary: "Fetch one animal (deprecated)",
-        description:
-          "Deprecated, removed on 5 December 2030: use GET /pets with the status filter. Every answer " +
-          "of this path, errors included, carries Deprecation, Sunset and a Link to the successor. A pet " +
-          "never changes: its strong ETag with If-None-Match answers 304.",
-        deprecated: true,
-        tags: ["pets"],
-        parameters: [
-          {
-            name: "petId",
-            in: "path",
-            required: true,
-            description: "A pet id: a plain decimal integer from 1 to 9007199254740991, no leading zeros.",
-            schema: { type: "integer", format: "int64", minimum: 1, maximum: 9007199254740991 },
-          },
-          ifNoneMatch,
-          requestId,
-        ],
-        responses: {
-          "200": {
-            description: "The pet.",
-            headers: { ...deprecationHeaders, ETag: { $ref: "#/components/headers/ETag" }, ...requestIdHeader },
-            content: { [json]: { schema: { $ref: "#/components/schemas/Pet" } } },
-          },
-          "304": {
-            description: "If-None-Match named the pet's ETag: the client's copy is current. No body.",
-            headers: { ...deprecationHeaders, ETag: { $ref: "#/components/headers/ETag" }, ...requestIdHeader },
-          },
-          "400": errorResponse("`petId` is not a positive integer (`code` invalid_path).", deprecationHeaders),
-          "401": unauthorized,
-          "404": errorResponse("No pet has this id (`code` not_found).", deprecationHeaders),
-          "500": internalError,
-          "503": { $ref: "#/components/responses/ServiceUnavailable" },
+      parameters: [
+        {
+          name: "petId",
+          in: "path",
+          required: true,
+          description: "A pet id: an integer from 1 to 9007199254740991 in plain decimal (no sign, no leading zero).",
+          schema: DECIMAL.petId,
         },
-      },
+      ],
+      get: getPet,
+      head: headOf(getPet),
+      options: preflight("preflightPet", "GET and HEAD"),
     },
     "/store/orders": {
-      get: {
-        operationId: "listStoreOrders",
-        summary: "List store orders (not implemented)",
-        description: "Referred to by the interface but not specified: always answers 501 not_implemented.",
-        tags: ["store"],
-        responses: {
-          "401": unauthorized,
-          "501": errorResponse("Not implemented (`code` not_implemented)."),
-        },
-      },
+      get: listStoreOrders,
+      head: headOf(listStoreOrders),
+      options: preflight("preflightStoreOrders", "GET and HEAD"),
     },
   },
   components: {
-    parameters: {
-      RequestId: {
-        name: "X-Request-Id",
-        in: "header",
-        required: false,
-        description:
-          "The standalone server logs each request under an id and answers it as X-Request-Id; a client's own id " +
-          "(1 to 128 letters, digits and ._:-) is kept, anything else is replaced by a new one.",
-        schema: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9._:-]+$" },
-      },
-      IfNoneMatch: {
-        name: "If-None-Match",
-        in: "header",
-        required: false,
-        description: "Entity tags the client holds, or *: when one is the answer's ETag (weak comparison), the answer is 304.",
-        schema: { type: "string" },
-      },
-    },
+    parameters: PARAMETERS,
     securitySchemes: {
       bearerAuth: {
         type: "http",
@@ -269,140 +329,11 @@ export const OPENAPI_DOCUMENT: Json = {
           "(API_KEYS) and every key may do everything.",
       },
     },
-    schemas: {
-      PetStatus: {
-        type: "string",
-        enum: ["available", "pending", "sold"],
-        description: "Availability of a pet.",
-      },
-      PetName: {
-        type: "string",
-        minLength: 1,
-        maxLength: 200,
-        pattern: "\\S",
-        description: "Not only whitespace; at most 200 characters (Unicode code points); well-formed Unicode; stored as sent.",
-      },
-      CategoryId: {
-        type: "integer",
-        format: "int64",
-        minimum: -9007199254740991,
-        maximum: 9007199254740991,
-        description:
-          "Written as a plain integer (no fraction or exponent). Values JavaScript cannot hold exactly are refused, never rounded.",
-      },
-      NewPet: {
-        type: "object",
-        description: "A pet as a client sends it. Any other member (id included) is refused.",
-        required: ["name", "categoryId"],
-        additionalProperties: false,
-        properties: {
-          name: { $ref: "#/components/schemas/PetName" },
-          categoryId: { $ref: "#/components/schemas/CategoryId" },
-          status: { $ref: "#/components/schemas/PetStatus", description: "Optional; no default: left out, it stays out." },
-        },
-      },
-      Pet: {
-        type: "object",
-        description: "A stored pet: a NewPet plus its id.",
-        required: ["id", "name", "categoryId"],
-        additionalProperties: false,
-        properties: {
-          id: {
-            type: "integer",
-            format: "int64",
-            minimum: 1,
-            maximum: 9007199254740991,
-            description: "Assigned by the service; ascending in creation order.",
-          },
-          name: { $ref: "#/components/schemas/PetName" },
-          categoryId: { $ref: "#/components/schemas/CategoryId" },
-          status: { $ref: "#/components/schemas/PetStatus" },
-        },
-      },
-      Error: {
-        type: "object",
-        required: ["code", "message", "status"],
-        additionalProperties: false,
-        properties: {
-          code: {
-            type: "string",
-            enum: [
-              "invalid_body",
-              "invalid_query",
-              "invalid_path",
-              "invalid_header",
-              "unauthorized",
-              "not_found",
-              "method_not_allowed",
-              "request_timeout",
-              "idempotency_key_in_use",
-              "payload_too_large",
-              "unsupported_media_type",
-              "idempotency_key_reused",
-              "internal_error",
-              "not_implemented",
-              "service_unavailable",
-            ],
-          },
-          message: { type: "string", description: "For people: names every problem found." },
-          status: { type: "integer", minimum: 400, maximum: 599, description: "Repeats the HTTP status." },
-        },
-      },
-    },
-    responses: {
-      Unauthorized: errorResponse("Missing or invalid API key (`code` unauthorized). Checked before anything else.", {
-        "WWW-Authenticate": { $ref: "#/components/headers/WWW-Authenticate" },
-      }),
-      InternalError: errorResponse("Unexpected error (`code` internal_error); logged, never detailed in the body."),
-      ServiceUnavailable: errorResponse(
-        "The store cannot serve the request now (`code` service_unavailable): its data file could not be written " +
-          "or was taken away (the message says what to do), its database is unavailable (retry; it recovers by " +
-          "itself; a create whose outcome is unknown says so), or the server is shutting down.",
-      ),
-      MethodNotAllowed: errorResponse("The path does not offer this method (`code` method_not_allowed).", {
-        Allow: { description: "The methods the path offers.", schema: { type: "string", pattern: "^[A-Z]+(, [A-Z]+)*$" } },
-      }),
-    },
-    headers: {
-      ETag: {
-        description: "Strong entity tag of the body (a hash of its bytes); send it back in If-None-Match.",
-        schema: { type: "string", pattern: '^"[0-9a-f]{16}"$' },
-      },
-      RequestId: {
-        description: "The id the standalone server logged this request under (absent when its access log is off).",
-        schema: { type: "string", pattern: "^[A-Za-z0-9._:-]{1,128}$" },
-      },
-      "WWW-Authenticate": {
-        required: true,
-        description: 'Bearer challenge (RFC 6750); error="invalid_token" when a bearer token was sent.',
-        schema: { type: "string", pattern: '^Bearer realm="[^"]*"(, error="invalid_token")?$' },
-      },
-      NextLink: {
-        description: "RFC 8288 link to the next page, present when a further pet exists.",
-        schema: { type: "string", pattern: '^<[^>]+>; rel="next"$' },
-      },
-      Location: {
-        required: true,
-        description: "Absolute URL of the created pet.",
-        schema: { type: "string", format: "uri", pattern: "/pets/[1-9][0-9]*$" },
-      },
-      Deprecation: {
-        required: true,
-        description: "RFC 9745: deprecated since 2026-11-22 (the interface gives no date).",
-        schema: { type: "string", pattern: "^@[0-9]+$" },
-      },
-      Sunset: {
-        required: true,
-        description: "RFC 8594: removal date.",
-        schema: { type: "string", const: "Thu, 05 Dec 2030 00:00:00 GMT" },
-      },
-      SuccessorLink: {
-        required: true,
-        description: "Link to the replacement operation, GET /pets.",
-        schema: { type: "string", pattern: '^<[^>]+/pets>; rel="successor-version"$' },
-      },
-    },
+    schemas: SCHEMAS,
+    responses: RESPONSES,
+    headers: HEADERS,
   },
+  "x-request-rules": REQUEST_RULES,
 };
 
 /** The document as the JSON text served at `{basePath}/openapi.json`. */

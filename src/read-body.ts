@@ -4,45 +4,46 @@
  * as it grows past the size limit, so an oversized upload is never buffered.
  */
 import type { Validation } from "./validation.ts";
-import { errorResponse } from "./errors.ts";
+import type { Refusal } from "./errors.ts";
+import { refusal } from "./errors.ts";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Reads the body of a request that must carry `application/json` of at most `maxBytes` bytes: the
- * text, or the error response (400, 413 or 415) that refuses it.
+ * text, or the refusal (400, 413 or 415) that refuses it.
  */
-export async function readJsonBody(request: Request, maxBytes: number, action: string): Promise<Validation<string, Response>> {
+export async function readJsonBody(request: Request, maxBytes: number, action: string): Promise<Validation<string, Refusal>> {
   const declaredLength = request.headers.get("content-length");
-  const refusal = checkHeaders(request.headers, declaredLength, maxBytes, action);
-  if (refusal !== undefined) return { ok: false, issues: refusal };
+  const refused = checkHeaders(request.headers, declaredLength, maxBytes, action);
+  if (refused !== undefined) return { ok: false, issues: refused };
   let bytes: Uint8Array | undefined;
   try {
     // A declared length is already checked against the limit, and the runtime stops the body at
     // that length, so it is read in one go; an undeclared one is streamed up to the limit.
     bytes = declaredLength === null ? await readAtMost(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
   } catch {
-    return { ok: false, issues: errorResponse("invalid_body", `${action}: the body could not be read to its end`) };
+    return { ok: false, issues: refusal("invalid_body", `${action}: the body could not be read to its end`) };
   }
   if (bytes === undefined || bytes.byteLength > maxBytes) return { ok: false, issues: tooLarge(maxBytes, action) };
   try {
     return { ok: true, value: decoder.decode(bytes) };
   } catch {
-    return { ok: false, issues: errorResponse("invalid_body", `${action}: body is not valid UTF-8`) };
+    return { ok: false, issues: refusal("invalid_body", `${action}: body is not valid UTF-8`) };
   }
 }
 
-function checkHeaders(headers: Headers, declaredLength: string | null, maxBytes: number, action: string): Response | undefined {
+function checkHeaders(headers: Headers, declaredLength: string | null, maxBytes: number, action: string): Refusal | undefined {
   const contentType = headers.get("content-type");
   if (!isJsonMediaType(contentType)) {
     const got = contentType === null ? "no Content-Type" : `Content-Type ${JSON.stringify(contentType)}`;
-    return errorResponse("unsupported_media_type", `${action}: body must be application/json, got ${got}`, {
+    return refusal("unsupported_media_type", `${action}: body must be application/json, got ${got}`, {
       "accept-post": "application/json",
     });
   }
   const encoding = headers.get("content-encoding");
   if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {
-    return errorResponse("unsupported_media_type", `${action}: Content-Encoding ${JSON.stringify(encoding)} is not supported`, {
+    return refusal("unsupported_media_type", `${action}: Content-Encoding ${JSON.stringify(encoding)} is not supported`, {
       "accept-encoding": "identity",
     });
   }
@@ -50,7 +51,7 @@ function checkHeaders(headers: Headers, declaredLength: string | null, maxBytes:
   // `identity, chunked` on, so the service refuses it too, and every runtime answers 400.
   const transferEncoding = headers.get("transfer-encoding");
   if (transferEncoding !== null && transferEncoding.trim().toLowerCase() !== "chunked") {
-    return errorResponse("invalid_header", `${action}: Transfer-Encoding ${JSON.stringify(transferEncoding)} is not supported; send chunked or Content-Length`);
+    return refusal("invalid_header", `${action}: Transfer-Encoding ${JSON.stringify(transferEncoding)} is not supported; send chunked or Content-Length`);
   }
   if (Number(declaredLength ?? 0) > maxBytes) return tooLarge(maxBytes, action);
   return undefined;
@@ -64,8 +65,8 @@ function isJsonMediaType(contentType: string | null): boolean {
   return parameters.every((parameter) => !parameter.startsWith("charset=") || /^charset="?utf-8"?$/.test(parameter));
 }
 
-function tooLarge(maxBytes: number, action: string): Response {
-  return errorResponse("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`, { connection: "close" });
+function tooLarge(maxBytes: number, action: string): Refusal {
+  return refusal("payload_too_large", `${action}: body must be at most ${maxBytes} bytes`, { connection: "close" });
 }
 
 /** All the bytes of a body stream, or `undefined` (and the stream cancelled) once it passes the limit. */

@@ -2,12 +2,10 @@
  * @module
  * Every endpoint of the API in one table, and the matcher that finds a request's route.
  */
-import type { RouteHandler } from "./context.ts";
+import type { Context, RouteHandler } from "./context.ts";
 import type { Deprecation } from "./deprecation.ts";
 import { createPet } from "./create-pet.ts";
-import { errorResponse } from "./errors.ts";
 import { getPet } from "./get-pet.ts";
-import { jsonResponse } from "./json-response.ts";
 import { listPets } from "./list-pets.ts";
 import { OPENAPI_JSON } from "./openapi.ts";
 
@@ -40,10 +38,10 @@ export const ROUTES: readonly Route[] = Object.freeze([
   { method: "GET", path: "/openapi.json", handler: openApiDocument, public: true },
 ]);
 
-/** The route for a method and path with the path's parameters, or, when only the method is wrong, the `Allow` value. */
+/** The route for a method and path with the path's parameters, or, when only the method is wrong, the `Allow` value and the path's routes. */
 export type RouteMatch =
   | { readonly route: Route; readonly params: Readonly<Record<string, string>> }
-  | { readonly route: undefined; readonly allow: string };
+  | { readonly route: undefined; readonly allow: string; readonly routes: readonly Route[] };
 
 /** Matches a method and a path (relative to the base path); `undefined` when no route has the path. */
 export type RouteMatcher = (method: string, path: string) => RouteMatch | undefined;
@@ -53,14 +51,14 @@ export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
   const templates = routes.map((route) => ({ route, parts: route.path.split("/") }));
   return (method, path) => {
     const segments = path.split("/");
-    const methods: string[] = [];
+    const others: Route[] = [];
     for (const { route, parts } of templates) {
       const params = matchTemplate(parts, segments);
       if (params === undefined) continue;
       if (route.method === method) return { route, params };
-      methods.push(route.method);
+      others.push(route);
     }
-    return methods.length === 0 ? undefined : { route: undefined, allow: allowHeader(methods) };
+    return others.length === 0 ? undefined : { route: undefined, allow: allowHeader(others.map((route) => route.method)), routes: others };
   };
 }
 
@@ -86,12 +84,12 @@ function matchTemplate(parts: readonly string[], segments: readonly string[]): R
   return params;
 }
 
-async function openApiDocument(): Promise<Response> {
-  return jsonResponse(200, OPENAPI_JSON, { "cache-control": "public, max-age=300" });
+async function openApiDocument(context: Context): Promise<Response> {
+  return context.json(200, OPENAPI_JSON, { "cache-control": "public, max-age=300" });
 }
 
-async function notImplemented(): Promise<Response> {
-  return errorResponse(
+async function notImplemented(context: Context): Promise<Response> {
+  return context.error(
     "not_implemented",
     "Cannot list store orders: GET /store/orders is referred to by the interface but not specified, so this service does not implement it",
   );

@@ -6,8 +6,8 @@ import { PET_STATUSES } from "./pet.ts";
 
 /**
  * A validated value, or every problem found, each naming the field and what was wrong. Every check
- * in the service answers in this shape; one whose refusal is a whole answer (the body reader) names
- * that answer as its `Issues`.
+ * in the service answers in this shape; one whose refusal carries its own code (the body reader)
+ * names a `Refusal` as its `Issues`.
  */
 export type Validation<T, Issues = string[]> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: Issues };
 

@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
-import type { LogFormat, RequestRecord } from "../adapters/access-log.ts";
-import { createAccessLog } from "../adapters/access-log.ts";
+import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts";
+import { createAccessLog, requestLineJson, visible } from "../adapters/server/access-log.ts";
+import { createLineWriter } from "../adapters/server/_line-writer.ts";
+import { rawTarget } from "../src/_request-target.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 
@@ -96,5 +98,67 @@ describe("access log", () => {
     const { app, errors } = loggedApp("text", failing);
     const id = (await get(app, "/v1/pets")).headers.get("x-request-id");
     expect(errors[0]).toMatch(new RegExp(`^\\S+Z ERROR unexpected error in request ${id}: Error: disk on fire`));
+  });
+
+  test("a target holding characters past ASCII, a lone surrogate included, is one line of visible ASCII", () => {
+    expect(visible("/v1/pets?\u{1F600}")).toBe("/v1/pets?%F0%9F%98%80");
+    expect(visible("/v1/pets?a\ud800b")).toBe("/v1/pets?a%EF%BF%BDb");
+    expect(visible("/v1/pets?a b\nc")).toBe("/v1/pets?a%20b%0Ac");
+    expect(visible("/v1/pets?limit=5")).toBe("/v1/pets?limit=5");
+  });
+
+  test("a JSON line is the record as JSON, target escaped", () => {
+    const record = { time: "2026-11-23T19:00:00.000Z", requestId: "id-1", method: "GET", target: '/v1/pets?"\\\ud800', status: 200, bytes: 2, durationMs: 0.25 };
+    expect(JSON.parse(requestLineJson(record))).toEqual({ ...record, target: JSON.parse(JSON.stringify(record.target)) });
+  });
+
+  test("a log line that cannot be written is reported and the answer is sent unchanged", async () => {
+    const errors: string[] = [];
+    const log = createAccessLog({ format: "text", write: () => { throw new Error("disk full"); }, writeError: (line) => errors.push(line) });
+    const app = log.wrap(testApp());
+    const response = await post(app, { name: "Rex", categoryId: 1 });
+    expect(response.status).toBe(201);
+    expect(errors).toEqual([expect.stringContaining("disk full")]);
+  });
+
+  test("the time is ISO 8601 with milliseconds and follows the clock across seconds", async () => {
+    const { app, records } = loggedApp();
+    await get(app, "/v1/pets");
+    await Bun.sleep(1100);
+    await get(app, "/v1/pets");
+    const [first, second] = records().map((record) => Date.parse(record.time));
+    expect(Math.abs(first! - Date.now())).toBeLessThan(5000);
+    expect(second! - first!).toBeGreaterThanOrEqual(1000);
+  });
+});
+
+describe("line writer", () => {
+  test("lines pushed together are written together once, whole and in order, within 10 ms", async () => {
+    const writes: string[] = [];
+    const writer = createLineWriter((text) => writes.push(text));
+    for (let i = 0; i < 3; i++) writer.push(`line ${i}`);
+    expect(writes).toEqual([]);
+    await Bun.sleep(30);
+    expect(writes).toEqual(["line 0\nline 1\nline 2\n"]);
+  });
+
+  test("flush writes what waits at once, and a large backlog is written without waiting for the turn", () => {
+    const writes: string[] = [];
+    const writer = createLineWriter((text) => writes.push(text));
+    writer.push("first");
+    writer.flush();
+    expect(writes).toEqual(["first\n"]);
+    for (let i = 0; i < 200; i++) writer.push("x".repeat(99));
+    expect(writes.length).toBeGreaterThan(1);
+    expect(writes.slice(1).every((text) => text.endsWith("\n"))).toBe(true);
+  });
+});
+
+describe("raw targets", () => {
+  test("the path and query of an absolute or path-only URL, as sent", () => {
+    expect(rawTarget("http://h:1/v1/pets?limit=5")).toBe("/v1/pets?limit=5");
+    expect(rawTarget("https://h/v1/x/../pets")).toBe("/v1/x/../pets");
+    expect(rawTarget("/v1/pets/1")).toBe("/v1/pets/1");
+    expect(rawTarget("http://h")).toBe("/");
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { readConfig } from "../adapters/config.ts";
-import { DEFAULT_TIMEOUTS } from "../adapters/timeouts.ts";
+import { readConfig } from "../adapters/server/config.ts";
+import { DEFAULT_TIMEOUTS } from "../adapters/_timeouts.ts";
 
 const DEFAULT_EDGE = { publicUrl: "", trustProxy: false, timeouts: DEFAULT_TIMEOUTS, denoServer: "node:http" } as const;
 

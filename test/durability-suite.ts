@@ -4,14 +4,16 @@
  * `kill -9`, and a full disk never costs an acknowledged pet. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
-import { copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, copyFileSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Pet } from "../src/mod.ts";
-import type { Runtime } from "./server-process.ts";
+import type { Runtime, ServerProcess } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
 const KEY = "durability-key";
+const HEADER = '{"format":"animal-store-pets","version":1}';
 const AUTH = { authorization: `Bearer ${KEY}` };
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
@@ -29,10 +31,48 @@ function create(base: string, pet: object): Promise<Response> {
   return fetch(`${base}/pets`, { method: "POST", headers: JSON_AUTH, body: JSON.stringify(pet) });
 }
 
-async function createPets(base: string, count: number): Promise<Pet[]> {
+async function createPets(base: string, count: number, prefix = "kept"): Promise<Pet[]> {
   const pets: Pet[] = [];
-  for (let i = 0; i < count; i++) pets.push((await (await create(base, { name: `kept ${i}`, categoryId: i })).json()) as Pet);
+  for (let i = 0; i < count; i++) {
+    const response = await create(base, { name: `${prefix} ${i}`, categoryId: i });
+    expect(response.status).toBe(201);
+    pets.push((await response.json()) as Pet);
+  }
   return pets;
+}
+
+/** Loaded into a server to freeze it between the store's lock check and its write (see the fixture). */
+const FREEZE_BEFORE_WRITE = "./test/fixtures/freeze-before-write.ts";
+
+/** Resolves once `server` has printed `text`; rejects after 10 s. */
+async function printed(server: ServerProcess, text: string): Promise<void> {
+  for (const started = Date.now(); !server.output().includes(text); await Bun.sleep(20)) {
+    if (Date.now() - started > 10_000) throw new Error(`the server never printed "${text}":\n${server.output()}`);
+  }
+}
+
+/** Kills a server that a failed test left running; one already stopped is left alone. */
+async function kill(server: ServerProcess | undefined): Promise<void> {
+  try {
+    await server?.stop("SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
+
+/**
+ * Makes a folder read-only, or writable again, even for root, whom permission bits do not stop:
+ * as root with the immutable attribute (`chattr +i`), else by its mode.
+ */
+function makeReadOnly(folder: string, readOnly: boolean): void {
+  if (process.getuid?.() === 0) {
+    const result = Bun.spawnSync(["chattr", readOnly ? "+i" : "-i", folder]);
+    if (result.exitCode !== 0) throw new Error(`chattr failed on ${folder}: ${result.stderr}`);
+  } else {
+    chmodSync(folder, readOnly ? 0o555 : 0o755);
+  }
 }
 
 /** The 503 answer to a create, as an error object. */
@@ -186,6 +226,149 @@ export function durabilitySuite(runtime: Runtime): void {
       const lines = readFileSync(join(dirname(env.DATA_FILE), saved!), "utf8").trim().split("\n").slice(1);
       expect(lines.map((line) => JSON.parse(line))).toEqual([...early, ...late]);
       expect(readFileSync(env.DATA_FILE, "utf8").trim().split("\n")).toHaveLength(1 + early.length);
+    }, 30_000);
+
+    test.each(RUNTIMES.filter((taker) => !(runtime === "deno" && taker === "deno")))(
+      "frozen between its lock check and its write, then taken over by %s in another pid namespace: when it wakes it answers 503 and writes over nothing the new server acknowledged",
+      async (taker) => {
+        const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+        let frozen: ServerProcess | undefined;
+        let taking: ServerProcess | undefined;
+        try {
+          frozen = await startServer(runtime, env, { preload: FREEZE_BEFORE_WRITE, ownPidNamespace: true });
+          const before = await createPets(frozen.url, 2, "before the freeze");
+          writeFileSync(`${env.DATA_FILE}.freeze`, "");
+          const blocked = create(frozen.url, { name: "decided on before the freeze, written after it", categoryId: 9 });
+          await printed(frozen, "frozen before a write");
+          // The frozen server renews nothing: its lease runs out and the new server takes the lock over.
+          taking = await startServer(taker, env, { ownPidNamespace: true });
+          const later = await createPets(taking.url, 3, "acknowledged by the new server");
+          unlinkSync(`${env.DATA_FILE}.freeze`);
+          const woken = await blocked;
+          expect(woken.status).toBe(503);
+          expect(((await woken.json()) as { message: string }).message).toContain(`the lock file ${env.DATA_FILE}.lock was removed or taken over`);
+          expect((await fetch(new URL("/health", frozen.url))).status).toBe(503);
+          expect(await frozen.stop("SIGTERM")).toBe(0);
+          expect(await taking.stop("SIGTERM")).toBe(0);
+          const next = await startServer(runtime, env);
+          try {
+            expect(await allPets(next.url)).toEqual([...before, ...later]);
+            expect(next.output()).not.toContain("torn");
+          } finally {
+            await next.stop("SIGKILL");
+          }
+        } finally {
+          rmSync(`${env.DATA_FILE}.freeze`, { force: true });
+          await kill(frozen);
+          await kill(taking);
+        }
+      },
+      60_000,
+    );
+
+    test("frozen between its lock check and its write, a second server that can tell frozen from dead (Deno by flock, Bun and Node by /proc) is refused, and the frozen one goes on", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      // flock reaches across pid namespaces; /proc only within one.
+      const namespaces = { ownPidNamespace: runtime === "deno" };
+      let frozen: ServerProcess | undefined;
+      try {
+        frozen = await startServer(runtime, env, { preload: FREEZE_BEFORE_WRITE, ...namespaces });
+        writeFileSync(`${env.DATA_FILE}.freeze`, "");
+        const blocked = create(frozen.url, { name: "written after the freeze", categoryId: 1 });
+        await printed(frozen, "frozen before a write");
+        const second = await startServer(runtime, env, namespaces).catch((error: Error) => error);
+        expect(String(second)).toContain(`Cannot open ${env.DATA_FILE}: it is in use by process`);
+        unlinkSync(`${env.DATA_FILE}.freeze`);
+        expect((await blocked).status).toBe(201);
+      } finally {
+        rmSync(`${env.DATA_FILE}.freeze`, { force: true });
+        await kill(frozen);
+      }
+    }, 30_000);
+
+    test("a second server in another pid namespace, with the same pid there, is refused naming the first's process", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const first = await startServer(runtime, env, { ownPidNamespace: true });
+      try {
+        const second = await startServer(runtime, env, { ownPidNamespace: true }).catch((error: Error) => error);
+        expect(String(second)).toContain(`Cannot open ${env.DATA_FILE}: it is in use by process 2 `);
+      } finally {
+        await first.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("a lock file removed while it runs: /health answers 503 naming it before any create, and creates answer 503", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const server = await startServer(runtime, env);
+      try {
+        const health = new URL("/health", server.url);
+        expect((await fetch(health)).status).toBe(200);
+        unlinkSync(`${env.DATA_FILE}.lock`);
+        const answer = await fetch(health);
+        expect(answer.status).toBe(503);
+        expect(((await answer.json()) as { message: string }).message).toBe(
+          `Cannot take writes: the lock file ${env.DATA_FILE}.lock was removed or taken over while this server ran, ` +
+            `so another process may write ${env.DATA_FILE}; no pet is created until the server restarts`,
+        );
+        expect((await refusedCreate(server.url)).status).toBe(503);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("SIGTERM with the data folder made read-only exits 0, warning that the lock file could not be removed", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const server = await startServer(runtime, env);
+      const folder = dirname(env.DATA_FILE);
+      try {
+        await createPets(server.url, 1);
+        makeReadOnly(folder, true);
+        expect(await server.stop("SIGTERM")).toBe(0);
+        expect(server.output()).toContain(`the lock file ${env.DATA_FILE}.lock could not be removed`);
+        expect(server.output()).toContain("stopped");
+      } finally {
+        makeReadOnly(folder, false);
+        await kill(server);
+      }
+    }, 30_000);
+
+
+    test("the data file keeps no digest of an API key that a dictionary could be tried against, and a keyed create still replays after a restart", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const keyed = (base: string) =>
+        fetch(`${base}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": "retry-1" }, body: '{"name":"Rex","categoryId":1}' });
+      const first = await startServer(runtime, env);
+      const created = (await (await keyed(first.url)).json()) as Pet;
+      expect(await first.stop("SIGTERM")).toBe(0);
+      // What anyone with the file and a list of guesses would compute for the right guess.
+      const digest = createHash("sha256").update(KEY).digest("base64url");
+      expect(readFileSync(env.DATA_FILE, "utf8")).not.toContain(digest);
+      const second = await startServer(runtime, env);
+      try {
+        const retry = await keyed(second.url);
+        expect(retry.status).toBe(201);
+        expect(retry.headers.get("idempotent-replayed")).toBe("true");
+        expect(await retry.json()).toEqual(created);
+      } finally {
+        await second.stop("SIGKILL");
+      }
+    }, 30_000);
+
+    test("a data file written before the MAC, holding the API key's bare digest, still replays its keys", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      const digest = createHash("sha256").update(KEY).digest("base64url");
+      const pet = { id: 1, name: "Rex", categoryId: 1 };
+      writeFileSync(env.DATA_FILE, `${HEADER}\n${JSON.stringify({ ...pet, idempotency: { client: digest, key: "retry-1", at: Date.now() } })}\n`);
+      const server = await startServer(runtime, env);
+      try {
+        const retry = await fetch(`${server.url}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": "retry-1" }, body: '{"name":"Rex","categoryId":1}' });
+        expect(retry.status).toBe(201);
+        expect(retry.headers.get("idempotent-replayed")).toBe("true");
+        expect(await retry.json()).toEqual(pet);
+        expect(await allPets(server.url)).toEqual([pet]);
+      } finally {
+        await server.stop("SIGKILL");
+      }
     }, 30_000);
 
     test("a second server on the same data file is refused with a clear message", async () => {

@@ -78,12 +78,20 @@ describe("conditional GET /pets", () => {
     expect(again.headers.get("link")).toBe(page.headers.get("link"));
   });
 
-  test("the last page, which grows as pets are added, carries no ETag and answers 200 to any If-None-Match", async () => {
+  test("the last page, which grows as pets are added, carries no ETag and answers 200 to a tag", async () => {
     const app = await appWithPets(2);
     const last = await get(app, "/v1/pets?limit=2");
     expect(last.headers.get("link")).toBeNull();
     expect(last.headers.get("etag")).toBeNull();
-    expect((await get(app, "/v1/pets?limit=2", { "if-none-match": "*" })).status).toBe(200);
+    expect((await get(app, "/v1/pets?limit=2", { "if-none-match": '"0123456789abcdef"' })).status).toBe(200);
+  });
+
+  test("If-None-Match: * answers 304 on the last page too: it matches any current representation (RFC 9110 §13.1.2)", async () => {
+    const app = await appWithPets(2);
+    const response = await get(app, "/v1/pets?limit=2", { "if-none-match": "*" });
+    expect(response.status).toBe(304);
+    expect(await response.text()).toBe("");
+    expect(response.headers.get("content-length")).toBe(String((await (await get(app, "/v1/pets?limit=2")).text()).length));
   });
 
   test("pages of different pets have different ETags", async () => {

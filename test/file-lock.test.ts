@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
-import type { ProcessIdentity } from "../adapters/process-identity.ts";
-import { identityOf, ownIdentity } from "../adapters/process-identity.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import type { ProcessIdentity } from "../adapters/json-file-store/_process-identity.ts";
+import { identityOf, ownIdentity } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess, zombie } from "./processes.ts";
 import { tempDataFile } from "./temp.ts";
 
 const quiet = { info: () => {}, warn: () => {} };
+const HEADER = '{"format":"animal-store-pets","version":1}\n';
 /** Well under the 5 s lease: a takeover this fast was decided from /proc or the OS lock, not by waiting. */
 const AT_ONCE_MS = 1_500;
 
@@ -51,21 +52,25 @@ describe("data-file lock: owners /proc can judge", () => {
 
   test("a lock naming this process's own pid from an earlier life is taken over at once", async () => {
     const path = tempDataFile();
-    writeLock(path, { ...(await ownIdentity()), startTime: "1" });
+    // As a version before process instances wrote it: the pid and start time alone tell the lives apart.
+    writeLock(path, { ...(await identityOf(process.pid)), startTime: "1" });
     expect(await timedOpen(path)).toBeLessThan(AT_ONCE_MS);
   });
 
-  test("a lock naming a dead process is taken over at once, even just written", async () => {
+  test("a lock naming a dead process is taken over at once, even just written, and the data file is kept as it is", async () => {
     const path = tempDataFile();
+    writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1}\n`);
+    const { ino } = statSync(path);
     writeLock(path, await deadProcess());
     expect(await timedOpen(path)).toBeLessThan(AT_ONCE_MS);
+    expect(statSync(path).ino).toBe(ino);
   });
 });
 
 describe("data-file lock: owners /proc cannot judge (another pid namespace or boot, no /proc)", () => {
   test("a lock naming this pid in another container's pid namespace, not renewed for 5 s, is taken over at once", async () => {
     const path = tempDataFile();
-    writeLock(path, { ...(await ownIdentity()), pidNamespace: "pid:[1]" }, 60);
+    writeLock(path, { ...(await ownIdentity()), instance: crypto.randomUUID(), pidNamespace: "pid:[1]" }, 60);
     expect(await timedOpen(path)).toBeLessThan(AT_ONCE_MS);
   });
 
@@ -88,6 +93,19 @@ describe("data-file lock: owners /proc cannot judge (another pid namespace or bo
     expect(elapsed).toBeGreaterThan(4_000);
     expect(elapsed).toBeLessThan(7_000);
   }, 10_000);
+
+  test("a lock taken over by lease gives the data file a new inode with the same bytes and mode, so the owner's open file leads nowhere", async () => {
+    const path = tempDataFile();
+    const content = `${HEADER}{"id":1,"name":"Rex","categoryId":1}\n`;
+    writeFileSync(path, content, { mode: 0o640 });
+    const before = statSync(path);
+    writeLock(path, { pid: 999_999_999 }, 60);
+    await timedOpen(path);
+    const after = statSync(path);
+    expect(after.ino).not.toBe(before.ino);
+    expect(after.mode).toBe(before.mode);
+    expect(readFileSync(path, "utf8")).toBe(content);
+  });
 
   test("the owner renews its lease: the lock file's mtime moves every second", async () => {
     const path = tempDataFile();

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { StoreUnavailableError } from "../src/mod.ts";
 import { deadProcess } from "./processes.ts";
 import { tempDataFile } from "./temp.ts";
@@ -31,5 +31,27 @@ describe("JSON-file store whose lock is lost while it runs", () => {
     await expect(store.create({ name: "Tom", categoryId: 2 })).rejects.toThrow("was removed or taken over");
     await store.close();
     expect(readFileSync(`${path}.lock`, "utf8")).toBe(other);
+  });
+
+  test("a removed lock file makes the health check fail at once, before any create", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    expect(await store.health!()).toEqual({ ok: true });
+    unlinkSync(`${path}.lock`);
+    expect(await store.health!()).toEqual({
+      ok: false,
+      reason: `the lock file ${path}.lock was removed or taken over while this server ran, so another process may write ${path}; ` +
+        "no pet is created until the server restarts",
+    });
+    await store.close();
+  });
+
+  test("a lock taken over by another process makes the health check fail", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    writeFileSync(`${path}.other`, `${JSON.stringify(await deadProcess())}\n`);
+    renameSync(`${path}.other`, `${path}.lock`);
+    expect((await store.health!()).ok).toBe(false);
+    await store.close();
   });
 });

@@ -68,10 +68,11 @@ describe("GET /pets/{petId}", () => {
     }
   });
 
-  test("another method on /pets/{petId} is not getPet: its 405 carries no deprecation headers", async () => {
+  test("another method on /pets/{petId} answers 405 with the deprecation headers: the path itself is going away", async () => {
     const response = await call(testApp(), "/v1/pets/1", { method: "DELETE", headers: AUTH });
     expect(response.status).toBe(405);
-    expect(response.headers.get("deprecation")).toBeNull();
+    expect(response.headers.get("deprecation")).toBe("@1795305600");
+    expect(response.headers.get("sunset")).toBe("Thu, 05 Dec 2030 00:00:00 GMT");
   });
 
   test("GET /pets is not marked deprecated", async () => {

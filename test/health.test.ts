@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore, StoreHealth } from "../src/mod.ts";
-import { withHealth } from "../adapters/health.ts";
+import { withHealth } from "../adapters/server/health.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { call, errorOf, testApp } from "./helpers.ts";
+import { postgresServer } from "./postgres-server.ts";
+import { startServer } from "./server-process.ts";
 
 function healthApp(options: { health?: () => Promise<StoreHealth>; stopping?: boolean } = {}) {
   const memory = createMemoryStore();
@@ -60,3 +62,52 @@ describe("GET /health", () => {
     expect((await call(healthApp(), "/v1/health")).status).toBe(401);
   });
 });
+
+describe("GET /health over HTTP with the PostgreSQL store", () => {
+  test.each(["bun", "deno", "node"] as const)(
+    "on %s, a database whose transactions are read-only (default_transaction_read_only=on) answers 503 saying so",
+    async (runtime) => {
+      const url = await (await postgresServer()).createDatabase();
+      const server = await startServer(runtime, { STORE: "postgres", DATABASE_URL: url, API_KEYS: "health-key" });
+      const admin = new Bun.SQL(url, { max: 1 });
+      try {
+        const health = new URL("/health", server.url);
+        expect((await fetch(health)).status).toBe(200);
+        // New sessions start read-only; the server's sessions are ended, so it opens new ones.
+        await admin.unsafe(`alter database "${new URL(url).pathname.slice(1)}" set default_transaction_read_only = on`);
+        await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`;
+        const answer = await settledHealth(health);
+        expect(answer).toEqual({
+          status: 503,
+          message: "Cannot take writes: the database is read-only (default_transaction_read_only is on for this server's sessions)",
+        });
+        const create = await fetch(`${server.url}/pets`, {
+          method: "POST",
+          headers: { authorization: "Bearer health-key", "content-type": "application/json" },
+          body: '{"name":"Rex","categoryId":1}',
+        });
+        expect(create.status).toBe(503);
+      } finally {
+        await admin.close();
+        await server.stop("SIGKILL");
+      }
+    },
+    30_000,
+  );
+});
+
+/**
+ * The health answer once the server has reconnected: answers saying a connection was lost, as the
+ * first queries after the database ended its sessions may, are asked again (at most 50 times).
+ */
+async function settledHealth(url: URL): Promise<{ status: number; message?: string }> {
+  let last: { status: number; message?: string } = { status: 0 };
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const response = await fetch(url);
+    const body = (await response.json()) as { message?: string };
+    last = { status: response.status, ...(body.message === undefined ? {} : { message: body.message }) };
+    if (response.status === 200 || last.message?.includes("read-only") === true) return last;
+    await Bun.sleep(100);
+  }
+  return last;
+}

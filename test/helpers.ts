@@ -4,6 +4,7 @@
  */
 import type { App, AppOptions, ErrorBody, Pet, PetStore } from "../src/mod.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
+import { standInRequest } from "./fixtures/node-stand-ins.ts";
 
 /** The key every test app accepts. */
 export const KEY = "test-key";
@@ -17,9 +18,13 @@ export function testApp(options: Partial<AppOptions> = {}): App & { store: PetSt
   return { ...createApp({ apiKeys: [KEY], ...options, store }), store };
 }
 
-/** Sends a request to an app; paths are relative to `http://pets.test`. */
-export function call(app: App, path: string, init: RequestInit = {}): Promise<Response> {
-  return app.fetch(new Request(`http://pets.test${path}`, init));
+/**
+ * Sends a request to an app; paths are relative to `http://pets.test`. Under `STAND_INS=node`
+ * (`stand-ins.test.ts`) the app gets Node's lazy request instead of a `Request`.
+ */
+export async function call(app: App, path: string, init: RequestInit = {}): Promise<Response> {
+  const url = `http://pets.test${path}`;
+  return await app.fetch(process.env["STAND_INS"] === "node" ? await standInRequest(url, init) : new Request(url, init));
 }
 
 /** An authenticated GET. */

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createHmac } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openJsonFileStore } from "../adapters/json-file-store.ts";
-import { identityOf } from "../adapters/process-identity.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess } from "./processes.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";
@@ -85,17 +86,59 @@ describe("JSON-file store", () => {
 describe("JSON-file store idempotency keys", () => {
   const key = { client: "digest-of-alice", key: "retry-1" };
 
-  test("a keyed create writes its key in the pet's own line, and the key is recognised after a reopen", async () => {
+  test("a keyed create writes its key in the pet's own line, its client as an HMAC under the file's secret, and the key is recognised after a reopen", async () => {
     const path = tempDataFile();
     const first = await openJsonFileStore(path, { logger: quiet });
     const { pet } = await first.createWithKey!({ name: "Rex", categoryId: 1 }, key);
     await first.close();
+    const secret = Buffer.from(readFileSync(`${path}.secret`, "utf8").trim(), "base64url");
     const line = JSON.parse(readFileSync(path, "utf8").trim().split("\n")[1]!);
-    expect(line).toEqual({ ...pet, idempotency: { client: key.client, key: key.key, at: expect.any(Number) } });
+    const clientMac = createHmac("sha256", secret).update(key.client).digest("base64url");
+    expect(line).toEqual({ ...pet, idempotency: { clientMac, key: key.key, at: expect.any(Number) } });
+    expect(readFileSync(path, "utf8")).not.toContain(key.client);
     const second = await openJsonFileStore(path, { logger: quiet });
     expect(await second.createWithKey!({ name: "Rex", categoryId: 1 }, key)).toEqual({ pet, replayed: true });
     expect(await second.list({ limit: 10, after: 0 })).toEqual([pet]);
     await second.close();
+  });
+
+  test("the secret is made on the first open, 32 random bytes readable by the owner only, and kept", async () => {
+    const path = tempDataFile();
+    await (await openJsonFileStore(path, { logger: quiet })).close();
+    const made = readFileSync(`${path}.secret`, "utf8");
+    expect(made).toMatch(/^[A-Za-z0-9_-]{43}\n$/);
+    expect(statSync(`${path}.secret`).mode & 0o777).toBe(0o600);
+    await (await openJsonFileStore(path, { logger: quiet })).close();
+    expect(readFileSync(`${path}.secret`, "utf8")).toBe(made);
+  });
+
+  test("a record written before the MAC, holding the client's bare digest, is read and its key recognised", async () => {
+    const path = tempDataFile();
+    writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"client":"${key.client}","key":"${key.key}","at":${Date.now()}}}\n`);
+    const store = await openJsonFileStore(path, { logger: quiet });
+    expect(await store.createWithKey!({ name: "Rex", categoryId: 1 }, key)).toEqual({ pet: { id: 1, name: "Rex", categoryId: 1 }, replayed: true });
+    const other = await store.createWithKey!({ name: "Rex", categoryId: 1 }, { ...key, client: "digest-of-bob" });
+    expect(other.replayed).toBe(false);
+    await store.close();
+  });
+
+  test("a missing secret is made anew, with a warning that the keys written under the old one are not recognised", async () => {
+    const path = tempDataFile();
+    const first = await openJsonFileStore(path, { logger: quiet });
+    await first.createWithKey!({ name: "Rex", categoryId: 1 }, key);
+    await first.close();
+    unlinkSync(`${path}.secret`);
+    const { lines, logger } = recorder();
+    const second = await openJsonFileStore(path, { logger });
+    expect(lines.find((line) => line.startsWith("WARN"))).toContain(`${path}: its secret ${path}.secret was missing, so a new one was made; the 1 idempotency keys`);
+    expect((await second.createWithKey!({ name: "Rex", categoryId: 1 }, key)).replayed).toBe(false);
+    await second.close();
+  });
+
+  test("a secret file that holds no secret stops the open, naming it", async () => {
+    const path = tempDataFile();
+    writeFileSync(`${path}.secret`, "not a secret\n");
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot open ${path}: ${path}.secret does not hold a secret`);
   });
 
   test("a key older than 24 hours in the file is forgotten: the same key creates a new pet", async () => {
@@ -124,8 +167,14 @@ describe("JSON-file store idempotency keys", () => {
     const path = tempDataFile();
     writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"key":"retry-1"}}\n`);
     await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(
-      `Cannot load ${path}: line 2 has an "idempotency" member that is not {"client", "key", "at"}`,
+      `Cannot load ${path}: line 2 has an "idempotency" member that is not {"clientMac", "key", "at"} nor {"client", "key", "at"}`,
     );
+  });
+
+  test("a record holding both a client digest and a MAC stops the open naming file and line", async () => {
+    const path = tempDataFile();
+    writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"client":"a","clientMac":"b","key":"retry-1","at":1}}\n`);
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: line 2 has an "idempotency" member that is not`);
   });
 
   test("a closed store says so in its health", async () => {
@@ -177,6 +226,7 @@ describe("JSON-file store with a damaged file", () => {
     await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: ${message}`);
     expect(readFileSync(path).equals(bytes)).toBe(true);
     expect(existsSync(`${path}.lock`)).toBe(false);
+    expect(existsSync(`${path}.secret`)).toBe(false);
   });
 });
 

@@ -111,6 +111,33 @@ export function operationsSuite(runtime: Runtime): void {
       }
     }, 20_000);
 
+    test("every request answered before SIGTERM has its log line when the server exits, none torn", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      const ids: string[] = [];
+      try {
+        const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => fetch(`${server.url}/pets?limit=${1 + (i % 100)}`, { headers: AUTH })));
+        for (const answer of answers) ids.push(answer.headers.get("x-request-id")!);
+      } finally {
+        expect(await server.stop("SIGTERM")).toBe(0);
+      }
+      const lines = server.output().split("\n").filter((line) => / GET \/v1\/pets\?limit=/.test(line));
+      expect(lines).toHaveLength(200);
+      for (const line of lines) expect(line).toMatch(/^\S+Z [0-9a-f-]{36} GET \/v1\/pets\?limit=\d+ 200 2 [0-9.]+ms$/);
+      expect(new Set(lines.map((line) => line.split(" ")[1]))).toEqual(new Set(ids));
+    }, 30_000);
+
+    test("a character outside the Basic Multilingual Plane in the query is logged percent-encoded and changes no answer", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        const created = await fetch(`${server.url}/pets?\u{1F600}`, { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' });
+        expect(created.status).toBe(201);
+        const line = await lineMatching(server.output, / POST \/v1\/pets\?/);
+        expect(line).toContain("POST /v1/pets?%F0%9F%98%80 201");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
     test("LOG=off logs no requests and sends no X-Request-Id", async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG: "off" });
       try {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Pet } from "../src/mod.ts";
 import { withId } from "../src/mod.ts";
-import { createPetTexts } from "../src/_pet-texts.ts";
+import { createMemo, createPetTexts } from "../src/_pet-texts.ts";
+import { get, testApp } from "./helpers.ts";
 
 const pet = (id: number): Pet => withId(id, { name: `pet ${id}`, categoryId: id, status: "available" });
 
@@ -38,10 +39,11 @@ describe("remembered pet texts", () => {
     const texts = createPetTexts();
     const text = texts.pet(pet(1));
     const headers = texts.taggedHeaders(text, { link: "<http://a/v1/pets>" });
-    expect([...headers]).toEqual([["content-type", "application/json"], ["etag", texts.tag(text)], ["link", "<http://a/v1/pets>"]]);
+    expect(headers).toEqual({ "content-type": "application/json", "content-length": String(text.length), link: "<http://a/v1/pets>", etag: texts.tag(text) });
+    expect(Object.isFrozen(headers)).toBe(true);
     expect(texts.taggedHeaders(text, { link: "<http://a/v1/pets>" })).toBe(headers);
-    expect(texts.taggedHeaders(text, { link: "<http://b/v1/pets>" }).get("link")).toBe("<http://b/v1/pets>");
-    expect(texts.taggedHeaders(texts.pet(pet(2)), { link: "<http://a/v1/pets>" }).get("etag")).toBe(texts.tag(texts.pet(pet(2))));
+    expect(texts.taggedHeaders(text, { link: "<http://b/v1/pets>" })["link"]).toBe("<http://b/v1/pets>");
+    expect(texts.taggedHeaders(texts.pet(pet(2)), { link: "<http://a/v1/pets>" })["etag"]).toBe(texts.tag(texts.pet(pet(2))));
   });
 
   test("stays exact past the number of remembered pages", () => {
@@ -58,4 +60,34 @@ describe("remembered pet texts", () => {
   test("an empty page is an empty array", () => {
     expect(createPetTexts().page([])).toBe("[]");
   });
+});
+
+describe("bounded memories", () => {
+  test("a memo keeps entries up to its weight in bytes, forgetting the oldest first", () => {
+    const memo = createMemo<number, string>(1000, (text) => text.length);
+    for (let i = 0; i < 100; i++) memo.set(i, "x".repeat(100));
+    expect(memo.bytes()).toBeLessThanOrEqual(1000);
+    expect(memo.get(99)).toBe("x".repeat(100));
+    expect(memo.get(90)).toBe("x".repeat(100));
+    expect(memo.get(89)).toBeUndefined();
+    memo.set(99, "y");
+    expect(memo.bytes()).toBe(901);
+  });
+
+  test("pages of long names asked for at 5,000 cursors keep the heap within the texts' bound", async () => {
+    const app = testApp();
+    const name = "n".repeat(200);
+    for (let i = 0; i < 5200; i++) await app.store.create({ name, categoryId: i, status: "available" });
+    Bun.gc(true);
+    const before = process.memoryUsage().heapUsed;
+    for (let after = 0; after < 5000; after++) {
+      const response = await get(app, `/v1/pets?limit=100&after=${after}`);
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+    }
+    Bun.gc(true);
+    // 5,000 page texts of ~23,000 characters are over 100 MB: at most 48 MiB of texts may stay.
+    const grownMiB = (process.memoryUsage().heapUsed - before) / 1024 / 1024;
+    expect(grownMiB).toBeLessThan(48);
+  }, 60_000);
 });

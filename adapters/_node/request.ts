@@ -5,14 +5,16 @@
  *
  * What the look-alike buys: building a real `Request` (its `Headers`, its body stream) costs more
  * on Node 20 than everything the service then does with a list request (measured in
- * bench/RESULTS.md). The look-alike has exactly what this service's app reads (`method`, `url`,
- * `headers.get`, `body`, `arrayBuffer()`), built when first asked for, so `serveNode` gives it to
- * an `App`; `toNodeListener`, which serves any handler, builds a real `Request`.
+ * bench/RESULTS.md). The look-alike has exactly what the core may read of a request
+ * (`src/_fetch-contract.ts`: `method`, `url`, `headers.get`, `body`, `arrayBuffer()`), built when first
+ * asked for, so `serveNode` gives it to an `App`; `toNodeListener`, which serves any handler, builds a
+ * real `Request`.
  */
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { CoreRequest } from "../../src/_fetch-contract.ts";
 import { isHostValue } from "../../src/_host.ts";
-import { urlHost } from "../server.ts";
+import { urlHost } from "../_serve.ts";
 
 /** A request with only what the service's app reads, each part read from Node's request when asked for. */
 export function nodeRequest(incoming: IncomingMessage): Request {
@@ -23,7 +25,7 @@ export function nodeRequest(incoming: IncomingMessage): Request {
  * The look-alike, a class rather than an object of closures: its methods are made once, not per
  * request (under tsx, which names every function it makes, that was 0.65% of a create's samples).
  */
-class NodeRequest {
+class NodeRequest implements CoreRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: NodeRequestHeaders;

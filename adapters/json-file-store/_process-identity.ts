@@ -7,6 +7,8 @@
  * here by its pid, its start time (`/proc/<pid>/stat`, in clock ticks since boot), the boot id and
  * its pid namespace: the same four values never name two processes. Where `/proc` cannot be read
  * (macOS, Windows, Deno without `--allow-all`), the fields are absent and the answer is "unknown".
+ * Every process also names itself by a random `instance`, so a lock tells "this process" from
+ * another process with the same pid (two containers' pid 1) even where `/proc` gives nothing.
  */
 import { readFile, readlink } from "node:fs/promises";
 import process from "node:process";
@@ -17,14 +19,19 @@ export interface ProcessIdentity {
   readonly startTime?: string;
   readonly bootId?: string;
   readonly pidNamespace?: string;
+  /** Random, drawn once per process; absent in locks written by versions before it. */
+  readonly instance?: string;
 }
 
 /** What `/proc` says about the process a lock names. */
 export type Liveness = "alive" | "dead" | "unknown";
 
+/** Drawn once when this module loads: it names this process (a constant, not state that changes). */
+const INSTANCE = crypto.randomUUID();
+
 /** This process's identity, with whatever `/proc` gives. */
-export function ownIdentity(): Promise<ProcessIdentity> {
-  return identityOf(process.pid);
+export async function ownIdentity(): Promise<ProcessIdentity> {
+  return { ...(await identityOf(process.pid)), instance: INSTANCE };
 }
 
 /** The identity of process `pid`, with whatever `/proc` gives. */
@@ -61,6 +68,7 @@ export async function livenessOf(owner: ProcessIdentity, self: ProcessIdentity):
 
 /** Whether two identities name the same process. */
 export function isSameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
+  if (a.instance !== undefined && b.instance !== undefined) return a.instance === b.instance;
   return a.pid === b.pid && a.startTime === b.startTime && a.bootId === b.bootId && a.pidNamespace === b.pidNamespace;
 }
 

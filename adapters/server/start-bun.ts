@@ -1,9 +1,9 @@
 /**
  * @module
- * Entry point: `bun adapters/start-bun.ts` runs the standalone server on Bun.
+ * Entry point: `bun adapters/server/start-bun.ts` runs the standalone server on Bun.
  */
 import { SQL } from "bun";
-import { serveBun } from "./bun.ts";
+import { serveBun } from "../bun.ts";
 import { CONNECT_TIMEOUT_SECONDS, CONNECTION_PARAMETERS } from "./postgres-connection.ts";
 import { start } from "./start.ts";
 

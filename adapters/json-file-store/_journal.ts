@@ -9,17 +9,19 @@
  * {"format":"animal-store-pets","version":1}
  * {"id":1,"name":"Rex","categoryId":3,"status":"available"}
  * {"id":2,"name":"Tom","categoryId":1}
- * {"id":3,"name":"Kim","categoryId":1,"idempotency":{"client":"…","key":"8e03978e-…","at":1795305600000}}
+ * {"id":3,"name":"Kim","categoryId":1,"idempotency":{"clientMac":"…","key":"8e03978e-…","at":1795305600000}}
  * ```
  *
- * A pet created with an `Idempotency-Key` carries the key in its own line (`client` is a digest of
- * the API key, `at` the time in milliseconds), so the pet and its key are written, and survive a
- * crash, together. Files written before keys existed read unchanged.
+ * A pet created with an `Idempotency-Key` carries the key in its own line (`clientMac` is an HMAC
+ * of the API key's digest under the file's secret, see `client-mac.ts`; `at` the time in
+ * milliseconds), so the pet and its key are written, and survive a crash, together. Files written
+ * before keys existed read unchanged; records written before the MAC hold the bare digest as
+ * `client`, and read as their MAC.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { IdempotencyKey, Pet } from "../src/mod.ts";
-import { readIdempotencyKey } from "../src/idempotency.ts";
-import { STORED_PET_FIELDS, validateStoredPet } from "../src/validate-pet.ts";
+import type { IdempotencyKey, Pet } from "../../src/mod.ts";
+import { readIdempotencyKey } from "../../src/idempotency.ts";
+import { STORED_PET_FIELDS, validateStoredPet } from "../../src/validate-pet.ts";
 
 /** The first line of every data file, without its newline. */
 export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';
@@ -32,16 +34,21 @@ export interface JournalContents {
   readonly newlineMissing: boolean;
   /** Bytes after the last whole line that are not JSON: a record torn by a crash mid-write. */
   readonly tornTail?: { readonly line: number; readonly bytes: Uint8Array };
+  /** How many records hold a `clientMac`: made under the file's secret, they match under no other. */
+  readonly macRecords: number;
 }
 
-/** An idempotency key as a record keeps it: with the time its pet was created, in milliseconds since the epoch. */
+/**
+ * An idempotency key as the store keeps it: `client` is the MAC of the client's digest (see
+ * `client-mac.ts`), `at` the time its pet was created, in milliseconds since the epoch.
+ */
 export interface JournalKey extends IdempotencyKey {
   readonly at: number;
 }
 
 /** The line (without its newline) that records a pet, and the key that created it if there was one. */
 export function journalLine(pet: Pet, key?: JournalKey): string {
-  return JSON.stringify(key === undefined ? pet : { ...pet, idempotency: { client: key.client, key: key.key, at: key.at } });
+  return JSON.stringify(key === undefined ? pet : { ...pet, idempotency: { clientMac: key.client, key: key.key, at: key.at } });
 }
 
 const RECORD_FIELDS: readonly string[] = [...STORED_PET_FIELDS, "idempotency"];
@@ -50,17 +57,20 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a data file, handing each pet to `onPet` in order. Rejects, naming the file and line, on
- * anything but a torn final line: a bad header, a line that is not a valid pet, ids out of order.
- * An empty file reads as size 0, to be given a header.
+ * Reads a data file, handing each pet to `onPet` in order, with its key as the store keeps it
+ * (`mac` turns the bare digests of older records into their MAC). Rejects, naming the file and
+ * line, on anything but a torn final line: a bad header, a line that is not a valid pet, ids out of
+ * order. An empty file reads as size 0, to be given a header.
  */
 export async function readJournal(
   file: FileHandle,
   path: string,
   onPet: (pet: Pet, key: JournalKey | undefined) => void,
+  mac: (client: string) => string,
 ): Promise<JournalContents> {
   let lineNumber = 0;
   let lastId = 0;
+  let macRecords = 0;
   const damaged = (problem: string) => new Error(`Cannot load ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
   /** Reads one line; `undefined` stands for a line that is not UTF-8. */
   const readLine = (text: string | undefined) => {
@@ -72,8 +82,9 @@ export async function readJournal(
     if (pet.value.id <= lastId) throw damaged(`has id ${pet.value.id}, not above the previous id ${lastId}`);
     lastId = pet.value.id;
     // Parsed a second time only when the line may hold a key: most lines hold none.
-    const key = text.includes('"idempotency"') ? readKey(JSON.parse(text).idempotency) : undefined;
-    if (key === null) throw damaged('has an "idempotency" member that is not {"client", "key", "at"}');
+    const key = text.includes('"idempotency"') ? readKey(JSON.parse(text).idempotency, mac) : undefined;
+    if (key === null) throw damaged('has an "idempotency" member that is not {"clientMac", "key", "at"} nor {"client", "key", "at"}');
+    if (key !== undefined && text.includes('"clientMac"')) macRecords++;
     onPet(pet.value, key);
   };
   const readLines = (bytes: Uint8Array) => {
@@ -96,24 +107,28 @@ export async function readJournal(
     size += end;
     carry = chunk.slice(end);
   }
-  if (carry.length === 0) return { size, newlineMissing: false };
+  if (carry.length === 0) return { size, newlineMissing: false, macRecords };
   // A crash mid-write leaves a prefix of a JSON object, which never parses; anything that does
   // parse is a whole line and is read (and judged) like the others.
   const tail = decode(carry);
   if (tail === undefined || !parsesAsJson(tail)) {
-    return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry } };
+    return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry }, macRecords };
   }
   readLine(tail);
-  return { size: size + carry.length, newlineMissing: true };
+  return { size: size + carry.length, newlineMissing: true, macRecords };
 }
 
 /** The key a record's `idempotency` member holds: `undefined` when it has none, `null` when it is not a key. */
-function readKey(value: unknown): JournalKey | undefined | null {
+function readKey(value: unknown, mac: (client: string) => string): JournalKey | undefined | null {
   if (value === undefined) return undefined;
-  const { client, key, at } = (value ?? {}) as Record<string, unknown>;
-  if (typeof client !== "string" || client === "" || typeof key !== "string" || !Number.isSafeInteger(at)) return null;
+  const { clientMac, client, key, at } = (value ?? {}) as Record<string, unknown>;
+  // Exactly one of the two: `clientMac` since the MAC, `client` (the bare digest) before it.
+  const scope = typeof clientMac === "string" && client === undefined ? clientMac
+    : typeof client === "string" && client !== "" && clientMac === undefined ? mac(client)
+    : "";
+  if (scope === "" || typeof key !== "string" || !Number.isSafeInteger(at)) return null;
   const valid = readIdempotencyKey(key);
-  return valid.ok && valid.value === key ? { client, key, at: at as number } : null;
+  return valid.ok && valid.value === key ? { client: scope, key, at: at as number } : null;
 }
 
 /** Reads lines one at a time, to find the one that is not UTF-8. */

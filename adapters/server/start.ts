@@ -5,18 +5,19 @@
  * requests, close the store and exit 0.
  */
 import process from "node:process";
-import type { App, PetStore } from "../src/mod.ts";
+import type { App, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
-import type { Serve } from "./server.ts";
-import { urlHost } from "./server.ts";
-import { createApp, createMemoryStore } from "../src/mod.ts";
+import type { Serve } from "../_serve.ts";
+import { urlHost } from "../_serve.ts";
+import { createApp, createMemoryStore } from "../../src/mod.ts";
+import type { AccessLog } from "./access-log.ts";
 import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
 import { withHealth } from "./health.ts";
-import { openJsonFileStore } from "./json-file-store.ts";
+import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
-import { openPostgresStore } from "./postgres-store.ts";
+import { openPostgresStore } from "../postgres-store/mod.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
 export interface RuntimeOptions {
@@ -38,7 +39,8 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const serve = chooseServe(config);
   const store = await openStore(config, runtime);
   let stopping = false;
-  const server = await serve(serverApp(config, store, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
+  const server = await serve(serverApp(config, store, log, () => stopping), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
   if (config.keyGenerated) console.log(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   console.log(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
@@ -47,10 +49,12 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     stopping = true;
     setTimeout(() => {
       console.error("animal-store: in-flight requests did not finish in time; exiting");
+      log?.flush();
       process.exit(1);
     }, SHUTDOWN_GRACE_MS);
     await server.close();
     await store.close();
+    log?.flush();
     console.log("stopped");
     process.exit(0);
   };
@@ -59,8 +63,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
 }
 
 /** The API with `GET /health` in front, and the access log around both unless it is off. */
-function serverApp(config: Config, store: PetStore, stopping: () => boolean): App {
-  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
+function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean): App {
   const { publicUrl, trustProxy } = config.edge;
   const api = createApp({
     store,

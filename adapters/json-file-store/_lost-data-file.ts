@@ -11,9 +11,9 @@
 import type { FileHandle } from "node:fs/promises";
 import { link, mkdir, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { FileLock } from "./file-lock.ts";
-import { copyDurably, syncFolder } from "./durable-write.ts";
-import { errorCode } from "./file-lock.ts";
+import type { FileLock } from "./_file-lock.ts";
+import { copyDurably, syncFolder } from "./_durable-write.ts";
+import { errorCode } from "./_file-lock.ts";
 
 /** Which file the store opened: the device and inode its path led to then. */
 export interface FileIdentity {
@@ -24,12 +24,28 @@ export interface FileIdentity {
 /** How the data file was lost. */
 export type Loss = "deleted" | "replaced" | "unlocked";
 
-/** How the data file was lost, or `undefined` while the path leads to the open file and the lock is ours. */
+/**
+ * How the data file was lost, or `undefined` while the path leads to the open file and the lock is
+ * ours. A lost lock comes before a replaced file: a server that took the lock over may have given
+ * the path a new file (see `fence.ts`), which is then its file, not one to save anything beside.
+ */
 export async function lossOf(path: string, opened: FileIdentity, lock: FileLock): Promise<Loss | undefined> {
   const [current, held] = await Promise.all([identityAt(path), lock.isHeld()]);
   if (current === undefined) return "deleted";
-  if (current.dev !== opened.dev || current.ino !== opened.ino) return "replaced";
-  return held ? undefined : "unlocked";
+  if (!held) return "unlocked";
+  return current.dev !== opened.dev || current.ino !== opened.ino ? "replaced" : undefined;
+}
+
+/** What happened to the data file, in words, for a health check (nothing is saved yet). */
+export function describeLoss(path: string, loss: Loss): string {
+  if (loss === "unlocked") return lockLost(path);
+  const what = loss === "deleted" ? `the data file ${path} was deleted (or its folder removed)` : `the data file ${path} was replaced by another file`;
+  return `${what} while the server ran; the next create saves every pet acknowledged and says where`;
+}
+
+function lockLost(path: string): string {
+  return `the lock file ${path}.lock was removed or taken over while this server ran, so another process may write ${path}; ` +
+    "no pet is created until the server restarts";
 }
 
 /** The device and inode `path` leads to, or `undefined` when nothing is there. */
@@ -47,12 +63,8 @@ async function identityAt(path: string): Promise<FileIdentity | undefined> {
  * them, and resolves with the sentence for the 503 answers: what happened and what to do.
  */
 export async function rescue(file: FileHandle, size: number, path: string, loss: Loss): Promise<string> {
-  const lockPath = `${path}.lock`;
-  if (loss === "unlocked") {
-    // The file is in place; another server may be writing it now, so nothing is written.
-    return `the lock file ${lockPath} was removed or taken over while this server ran, so another process may write ${path}; ` +
-      "no pet is created until the server restarts";
-  }
+  // Another server may be writing the file now (or has given the path a file of its own): nothing is written.
+  if (loss === "unlocked") return lockLost(path);
   const what = loss === "deleted" ? `the data file ${path} was deleted (or its folder removed)` : `the data file ${path} was replaced by another file`;
   const saved = `${path}.rescued-${Date.now()}`;
   try {

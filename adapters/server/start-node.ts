@@ -1,8 +1,8 @@
 /**
  * @module
- * Entry point: `node --import tsx adapters/start-node.ts` runs the standalone server on Node.
+ * Entry point: `node --import tsx adapters/server/start-node.ts` runs the standalone server on Node.
  */
-import { FastResponse, serveNode } from "./node.ts";
+import { FastResponse, serveNode } from "../node.ts";
 import { connectPostgresJs } from "./postgres-connection.ts";
 import { start } from "./start.ts";
 

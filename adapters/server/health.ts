@@ -4,10 +4,10 @@
  * takes writes, 503 with the reason when it cannot or the server is shutting down. It lives outside
  * the API's base path, needs no key, and holds no data.
  */
-import type { App, PetStore } from "../src/mod.ts";
-import { errorResponse } from "../src/errors.ts";
-import { jsonResponse } from "../src/json-response.ts";
-import { splitUrl } from "../src/_request-target.ts";
+import type { App, PetStore } from "../../src/mod.ts";
+import { errorResponse } from "../../src/errors.ts";
+import { jsonResponse } from "../../src/json-response.ts";
+import { rawTarget } from "../../src/_request-target.ts";
 
 /** Where the health check answers. */
 export const HEALTH_PATH = "/health";
@@ -25,7 +25,7 @@ const NO_STORE = { "cache-control": "no-store" };
 /** The app with `GET /health` answered in front of it; every other request goes to the app. */
 export function withHealth(app: App, options: HealthOptions): App {
   async function fetch(request: Request): Promise<Response> {
-    if (splitUrl(request.url)?.path !== HEALTH_PATH) return await app.fetch(request);
+    if (!isHealthTarget(rawTarget(request.url))) return await app.fetch(request);
     if (request.method !== "GET" && request.method !== "HEAD") {
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${HEALTH_PATH}: allowed methods are GET, HEAD`, { allow: "GET, HEAD" });
     }
@@ -34,6 +34,11 @@ export function withHealth(app: App, options: HealthOptions): App {
     return errorResponse("service_unavailable", `Cannot take writes: ${problem}`, NO_STORE);
   }
   return { fetch, onError: app.onError };
+}
+
+/** Whether a request's path and query name the health check (matched as sent: probes send it plainly). */
+function isHealthTarget(target: string): boolean {
+  return target === HEALTH_PATH || target.startsWith(`${HEALTH_PATH}?`);
 }
 
 /** Why the server cannot take writes now, or `undefined` when it can. */

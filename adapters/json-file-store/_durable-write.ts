@@ -7,9 +7,9 @@ import { open } from "node:fs/promises";
 
 const COPY_CHUNK_BYTES = 4 * 1024 * 1024;
 
-/** Creates (or replaces) a file holding `bytes`, fsync'd before this resolves. */
-export async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
-  const handle = await open(path, "w");
+/** Creates (or replaces) a file holding `bytes`, fsync'd before this resolves; `mode` applies to a new file. */
+export async function writeDurably(path: string, bytes: Uint8Array, mode = 0o666): Promise<void> {
+  const handle = await open(path, "w", mode);
   try {
     await handle.write(bytes, 0, bytes.length, 0);
     await handle.sync();

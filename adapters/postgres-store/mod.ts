@@ -23,25 +23,13 @@
  *   down, timeouts, serialization failures) reject with `StoreUnavailableError` (503), and the
  *   next call tries again: the store recovers by itself when the database is back.
  */
-import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../src/mod.ts";
-import { StoreUnavailableError, withId } from "../src/mod.ts";
-import { againIfUndone, createFailure, describeError, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_postgres/failures.ts";
-import { createSchema } from "./_postgres/schema.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
+import { StoreUnavailableError, withId } from "../../src/mod.ts";
+import { againIfUndone, createFailure, describeError, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
+import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
+import { createSchema } from "./_schema.ts";
 
-/** A tagged template that runs one query with its values sent as parameters, resolving with the rows. */
-export type SqlQuery = (strings: TemplateStringsArray, ...values: readonly SqlValue[]) => PromiseLike<readonly Row[]>;
-
-/** The part of a tagged-template PostgreSQL client this store uses (Bun's `SQL`, postgres.js). */
-export interface SqlClient extends SqlQuery {
-  /** Runs `body` in a transaction, committed when it resolves and rolled back when it rejects. */
-  begin<T>(body: (sql: SqlQuery) => Promise<T>): PromiseLike<T>;
-}
-
-/** A value this store sends as a query parameter. */
-export type SqlValue = string | number | null;
-
-/** A result row as the clients return it: column name to value. */
-export type Row = Readonly<Record<string, unknown>>;
+export type { Row, SqlClient, SqlQuery, SqlValue } from "./sql-client.ts";
 
 /** Options of the PostgreSQL store. */
 export interface PostgresStoreOptions {
@@ -54,7 +42,7 @@ export interface PostgresStoreOptions {
 }
 
 /** The schema version this code creates and reads. */
-export { SCHEMA_VERSION } from "./_postgres/schema.ts";
+export { SCHEMA_VERSION } from "./_schema.ts";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;
@@ -199,8 +187,17 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     },
     async health(): Promise<StoreHealth> {
       try {
-        const rows = await read(() => sql`select pg_is_in_recovery() as recovering`, timeoutMs);
-        return rows[0]?.["recovering"] === false ? { ok: true } : { ok: false, reason: "the database is read-only (a standby, or in recovery)" };
+        // A create is one statement in a transaction of its own, so it writes exactly when a
+        // transaction begun now may: not on a standby, nor under `default_transaction_read_only`.
+        const rows = await read(
+          () => sql`select pg_is_in_recovery() as recovering, current_setting('transaction_read_only') as read_only`,
+          timeoutMs,
+        );
+        if (rows[0]?.["recovering"] !== false) return { ok: false, reason: "the database is read-only (a standby, or in recovery)" };
+        if (rows[0]["read_only"] !== "off") {
+          return { ok: false, reason: "the database is read-only (default_transaction_read_only is on for this server's sessions)" };
+        }
+        return { ok: true };
       } catch (error) {
         return { ok: false, reason: describeError(error) };
       }

@@ -14,14 +14,20 @@
  * The lock is created with its content in one step (a private temp file `link`ed to the lock path,
  * which fails if the lock exists), so no reader sees an empty lock. A dead owner's lock is taken
  * over under a second, guard lock: without it, two processes that both saw the dead owner could
- * both win. The owner checks with `isHeld` that the lock is still its own before each write.
+ * both win. The owner checks with `isHeld` that the lock file still holds its own words (its
+ * process `instance` is random) before each write and before each acknowledgement.
+ *
+ * Only the lease can be wrong: an owner that is frozen (SIGSTOP, a long GC pause, a paused
+ * container or VM) renews nothing and looks dead, yet wakes up later with the data file open. A
+ * lock taken over that way says so (`previousOwnerMayRun`), and the store then fences the old
+ * owner off (see `fence.ts`).
  */
 import { link, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { setInterval } from "node:timers";
-import type { OsLock } from "./os-file-lock.ts";
-import type { ProcessIdentity } from "./process-identity.ts";
-import { hasOsLocks, tryOsLock } from "./os-file-lock.ts";
-import { isSameProcess, livenessOf, ownIdentity } from "./process-identity.ts";
+import type { OsLock } from "./_os-file-lock.ts";
+import type { ProcessIdentity } from "./_process-identity.ts";
+import { hasOsLocks, tryOsLock } from "./_os-file-lock.ts";
+import { isSameProcess, livenessOf, ownIdentity } from "./_process-identity.ts";
 
 /** How often an owner renews its lease. */
 const RENEW_MS = 1_000;
@@ -31,9 +37,14 @@ const POLL_MS = 100;
 
 /** A held lock. */
 export interface FileLock {
-  /** Whether the lock file at the path is still the one this lock created: not removed, not taken over. */
+  /**
+   * Whether the lock was taken over from an owner that could not be shown dead, only silent for a
+   * lease: a frozen owner looks the same, and may wake up and write.
+   */
+  readonly previousOwnerMayRun: boolean;
+  /** Whether the lock file at the path still holds this lock's words: not removed, not taken over. */
   isHeld(): Promise<boolean>;
-  /** Removes the lock file if it is still ours. */
+  /** Stops renewing, and removes the lock file if it is still ours; rejects when removing it fails. */
   release(): Promise<void>;
 }
 
@@ -43,12 +54,14 @@ interface Owner extends ProcessIdentity {
   readonly osLock?: boolean;
 }
 
-/** A lock file this process wrote, and the OS lock it holds on it (on Deno). */
+/** A lock file this process wrote: its words, and the OS lock it holds on it (on Deno). */
 interface Written {
-  readonly dev: number;
-  readonly ino: number;
+  readonly text: string;
   readonly osLock: OsLock | undefined;
 }
+
+/** What is known of the owner a lock names. */
+type OwnerState = "alive" | "dead" | "lease expired";
 
 /** Takes the lock at `lockPath` for this process, or rejects saying who holds it. */
 export async function acquireLock(lockPath: string, purpose: string): Promise<FileLock> {
@@ -56,14 +69,15 @@ export async function acquireLock(lockPath: string, purpose: string): Promise<Fi
   const refuse = (reason: string) => new Error(`Cannot ${purpose}: ${reason}`);
   for (let attempt = 0; attempt < 3; attempt++) {
     const created = await writeLock(lockPath, self, "create");
-    if (created !== undefined) return heldLock(lockPath, created);
+    if (created !== undefined) return heldLock(lockPath, created, false);
     const holder = await readLockText(lockPath);
     if (holder === undefined) continue; // released meanwhile
     const owner = parseOwner(holder);
-    if (await isOwnerAlive(lockPath, owner, self)) {
+    const state = await ownerState(lockPath, owner, self);
+    if (state === "alive") {
       throw refuse(isSameProcess(owner, self) ? "it is already open in this process" : `it is in use by process ${owner.pid} (lock file ${lockPath})`);
     }
-    return heldLock(lockPath, await takeOver(lockPath, holder, self, refuse));
+    return heldLock(lockPath, await takeOver(lockPath, holder, self, refuse), state === "lease expired");
   }
   throw refuse(`the lock ${lockPath} keeps changing hands; try again`);
 }
@@ -75,20 +89,20 @@ export async function acquireLock(lockPath: string, purpose: string): Promise<Fi
 async function writeLock(path: string, owner: Owner, mode: "create" | "replace"): Promise<Written | undefined> {
   // The random part keeps two pid-1 servers in different containers from sharing a temp file.
   const temp = `${path}.${owner.pid}-${crypto.randomUUID()}.tmp`;
-  await writeFile(temp, `${JSON.stringify(owner)}\n`);
+  const text = `${JSON.stringify(owner)}\n`;
+  await writeFile(temp, text);
   let osLock: OsLock | undefined;
   let renamed = false;
   try {
     const taken = await tryOsLock(temp); // a new file: never busy
     osLock = typeof taken === "object" ? taken : undefined;
-    const { dev, ino } = await stat(temp);
     if (mode === "create") {
       await link(temp, path);
     } else {
       await rename(temp, path);
       renamed = true;
     }
-    return { dev, ino, osLock };
+    return { text, osLock };
   } catch (error) {
     osLock?.release();
     if (errorCode(error) === "EEXIST") return undefined;
@@ -99,18 +113,18 @@ async function writeLock(path: string, owner: Owner, mode: "create" | "replace")
 }
 
 /** Whether the owner a lock names still runs (see the module comment for how it is told). */
-async function isOwnerAlive(lockPath: string, owner: Owner, self: Owner): Promise<boolean> {
+async function ownerState(lockPath: string, owner: Owner, self: Owner): Promise<OwnerState> {
   const liveness = await livenessOf(owner, self);
-  if (liveness !== "unknown") return liveness === "alive";
+  if (liveness !== "unknown") return liveness;
   if (owner.osLock === true) {
     const probe = await tryOsLock(lockPath);
-    if (probe === "busy") return true;
+    if (probe === "busy") return "alive";
     if (probe !== undefined) {
       probe.release();
-      return false;
+      return "dead";
     }
   }
-  return !(await leaseExpired(lockPath));
+  return (await leaseExpired(lockPath)) ? "lease expired" : "alive";
 }
 
 /** Watches the lock's mtime: false as soon as the owner renews it, true once it has gone `STALE_MS` without. */
@@ -149,16 +163,9 @@ async function removeIfLeftByCrash(guardPath: string): Promise<boolean> {
 }
 
 /** The lock as held: renews the lease every second, checks it is still ours, removes it on release. */
-function heldLock(lockPath: string, written: Written): FileLock {
-  const isHeld = async () => {
-    try {
-      const { dev, ino } = await stat(lockPath);
-      return dev === written.dev && ino === written.ino;
-    } catch (error) {
-      if (errorCode(error) === "ENOENT") return false;
-      throw error;
-    }
-  };
+function heldLock(lockPath: string, written: Written, previousOwnerMayRun: boolean): FileLock {
+  // The words, not the inode: a removed lock's inode number may be given to the next lock file.
+  const isHeld = async () => (await readLockText(lockPath)) === written.text;
   const renew = async () => {
     const now = new Date();
     if (await isHeld()) await utimes(lockPath, now, now);
@@ -167,11 +174,15 @@ function heldLock(lockPath: string, written: Written): FileLock {
   const renewal = setInterval(() => renew().catch(() => {}), RENEW_MS);
   renewal.unref();
   return {
+    previousOwnerMayRun,
     isHeld,
     async release() {
       clearInterval(renewal);
-      if (await isHeld()) await unlink(lockPath);
-      written.osLock?.release();
+      try {
+        if (await isHeld()) await unlink(lockPath);
+      } finally {
+        written.osLock?.release();
+      }
     },
   };
 }

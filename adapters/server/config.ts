@@ -3,10 +3,10 @@
  * The standalone server's settings, read from the environment and mirrored by command-line flags
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
-import type { Validation } from "../src/validation.ts";
+import type { Validation } from "../../src/validation.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
-import { isBearerToken } from "../src/auth.ts";
+import { isBearerToken } from "../../src/auth.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
 

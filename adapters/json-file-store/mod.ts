@@ -10,28 +10,35 @@
  *   and report success the second time): it cuts the file back to the last acknowledged size and
  *   refuses further creates until a restart reloads the file.
  * - A create with an idempotency key writes the key in the pet's own line; the keys of the last 24
- *   hours are loaded back on open, at most `maxIdempotencyKeys` of them.
+ *   hours are loaded back on open, at most `maxIdempotencyKeys` of them. The API key behind it is
+ *   kept only as an HMAC under a secret beside the file (see `client-mac.ts`).
  * - A lock file keeps a second process from writing the same file (see `file-lock.ts`).
  * - Before writing and again before acknowledging, the store checks that the path still leads to
  *   the file it opened and the lock is still its own (see `lost-data-file.ts`); if not, creates
  *   answer 503 and what was acknowledged is saved where a restart finds it.
+ * - Writes only ever append (`O_APPEND`), and a lock taken from an owner that may only be frozen
+ *   gives the path a new file first (see `fence.ts`): a woken owner's write lands nowhere it can
+ *   overwrite the new owner's lines.
  */
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../src/mod.ts";
-import type { KeyTable } from "../src/_idempotency-keys.ts";
-import type { PetIndex } from "../src/_pet-index.ts";
-import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../src/mod.ts";
-import { createKeyTable, tableKey } from "../src/_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
-import type { FileLock } from "./file-lock.ts";
-import type { FileIdentity, Loss } from "./lost-data-file.ts";
-import type { JournalKey } from "./pet-journal.ts";
-import { syncFolder, writeDurably } from "./durable-write.ts";
-import { acquireLock, errorCode } from "./file-lock.ts";
-import { lossOf, rescue } from "./lost-data-file.ts";
-import { JOURNAL_HEADER, journalLine, readJournal } from "./pet-journal.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../../src/mod.ts";
+import type { KeyTable } from "../../src/_idempotency-keys.ts";
+import type { PetIndex } from "../../src/_pet-index.ts";
+import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
+import { createKeyTable, tableKey } from "../../src/_idempotency-keys.ts";
+import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_pet-index.ts";
+import type { ClientMac } from "./_client-mac.ts";
+import type { FileLock } from "./_file-lock.ts";
+import type { FileIdentity, Loss } from "./_lost-data-file.ts";
+import type { JournalKey } from "./_journal.ts";
+import { openClientSecret } from "./_client-mac.ts";
+import { syncFolder, writeDurably } from "./_durable-write.ts";
+import { fenceOff } from "./_fence.ts";
+import { acquireLock, errorCode } from "./_file-lock.ts";
+import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
+import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 
 /** Options of the JSON-file store. */
 export interface JsonFileStoreOptions {
@@ -58,21 +65,28 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   const lock = await acquireLock(`${path}.lock`, `open ${path}`);
   let file: FileHandle | undefined;
   try {
+    if (lock.previousOwnerMayRun) await fenceOff(path);
+    const secret = await openClientSecret(path);
     const index = createPetIndex();
     const keys = createKeyTable(options.maxIdempotencyKeys);
     const now = Date.now();
     file = await openJournal(path);
-    const size = await loadJournal(file, path, (pet, key) => {
+    const { size, macRecords } = await loadJournal(file, path, (pet, key) => {
       addPet(index, pet);
       if (key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS) keys.add(key, pet.id, key.at);
-    }, logger);
+    }, secret.mac, logger);
+    await secret.keep();
+    if (secret.created && macRecords > 0) {
+      logger.warn(`${path}: its secret ${path}.secret was missing, so a new one was made; the ${macRecords} idempotency keys ` +
+        "written under the old one are not recognised, and a retry with one of them creates a new pet");
+    }
     const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    return journalStore({ path, file, opened, lock, logger }, size, { index, keys });
+    return journalStore({ path, file, opened, lock, logger, mac: secret.mac }, size, { index, keys });
   } catch (error) {
     await file?.close();
-    await lock.release();
+    await lock.release().catch(() => {}); // the error that stopped the open is the one to report
     throw error;
   }
 }
@@ -85,7 +99,10 @@ async function createFolder(path: string): Promise<void> {
   }
 }
 
-/** Opens the data file for reading and writing; a missing one is created with its header, atomically. */
+/**
+ * Opens the data file for reading and appending; a missing one is created with its header,
+ * atomically. Appending (`O_APPEND`) means no write of this server lands over bytes another wrote.
+ */
 async function openJournal(path: string): Promise<FileHandle> {
   try {
     await stat(path);
@@ -96,22 +113,26 @@ async function openJournal(path: string): Promise<FileHandle> {
     await rename(temp, path);
     await syncFolder(dirname(path));
   }
-  return open(path, "r+");
+  return open(path, "a+");
 }
 
-/** Reads the file into the index and repairs its end; resolves with the size new records go after. */
+/**
+ * Reads the file into the index and repairs its end; resolves with the size new records go after,
+ * and how many records hold a MAC.
+ */
 async function loadJournal(
   file: FileHandle,
   path: string,
   onPet: (pet: Pet, key: JournalKey | undefined) => void,
+  mac: ClientMac,
   logger: Pick<Console, "warn">,
-): Promise<number> {
-  const contents = await readJournal(file, path, onPet);
+): Promise<{ size: number; macRecords: number }> {
+  const contents = await readJournal(file, path, onPet, cached(mac));
   let size = contents.size;
   if (size === 0) {
-    size = await writeAt(file, `${JOURNAL_HEADER}\n`, 0);
+    size = await append(file, `${JOURNAL_HEADER}\n`);
   } else if (contents.newlineMissing) {
-    size += await writeAt(file, "\n", size);
+    size += await append(file, "\n");
   } else if (contents.tornTail !== undefined) {
     const saved = `${path}.torn-${Date.now()}`;
     await writeDurably(saved, contents.tornTail.bytes);
@@ -122,7 +143,17 @@ async function loadJournal(
     );
   }
   await file.sync();
-  return size;
+  return { size, macRecords: contents.macRecords };
+}
+
+/** `mac`, remembering its answers: a file's older records name few clients, each many times. */
+function cached(mac: ClientMac): ClientMac {
+  const known = new Map<string, string>();
+  return (client) => {
+    let value = known.get(client);
+    if (value === undefined) known.set(client, value = mac(client));
+    return value;
+  };
 }
 
 /** The open data file and what guards it. */
@@ -133,6 +164,8 @@ interface Journal {
   readonly opened: FileIdentity;
   readonly lock: FileLock;
   readonly logger: Pick<Console, "info" | "warn">;
+  /** What the file keeps of a key's client (see `client-mac.ts`). */
+  readonly mac: ClientMac;
 }
 
 /** What the store holds in memory: every pet, and the recent idempotency keys. */
@@ -141,7 +174,7 @@ interface Loaded {
   readonly keys: KeyTable;
 }
 
-function journalStore({ path, file, opened, lock, logger }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
+function journalStore({ path, file, opened, lock, logger, mac }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
   const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
@@ -184,7 +217,7 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     let written: number;
     let loss: Loss | undefined;
     try {
-      written = await writeAt(file, lines, committedSize);
+      written = await append(file, lines);
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
       // as in place): the batch is acknowledged only once both are done, and never if the file was lost.
       [, loss] = await Promise.all([file.datasync(), lossOf(path, opened, lock).catch(() => undefined)]);
@@ -214,8 +247,9 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     });
   }
 
-  async function createWithKey(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate> {
+  async function createWithKey(pet: NewPet, asked: IdempotencyKey): Promise<KeyedCreate> {
     const at = Date.now();
+    const key = { client: mac(asked.client), key: asked.key };
     const earlier = petById(index, keys.find(key, at) ?? 0);
     if (earlier !== undefined) return { pet: earlier, replayed: true };
     const name = tableKey(key);
@@ -237,25 +271,35 @@ function journalStore({ path, file, opened, lock, logger }: Journal, committedSi
     list: (query) => Promise.resolve(pageOf(index, query)),
     async health() {
       if (failure !== undefined) return { ok: false, reason: failure.message };
-      return closed ? { ok: false, reason: "the store is closed" } : { ok: true };
+      if (closed) return { ok: false, reason: "the store is closed" };
+      // Looked at now, not at the next write: a probe must see a lost lock before a client does.
+      const loss = await lossOf(path, opened, lock).catch(() => undefined);
+      return loss === undefined ? { ok: true } : { ok: false, reason: describeLoss(path, loss) };
     },
     async close() {
       if (closed) return;
       closed = true;
       await flushing;
       await file.close();
-      await lock.release();
+      try {
+        await lock.release();
+      } catch (error) {
+        // A read-only folder, say: the next server takes the lock over once it sees this one gone.
+        logger.warn(`${path}: the lock file ${path}.lock could not be removed (${describeError(error)}); ` +
+          "the next server on this file takes it over once it sees this one has stopped");
+      }
       logger.info(`closed ${path}: ${index.all.length} pets`);
     },
   };
 }
 
-/** Writes all of `text` at `position`, resolving with the byte count; short writes continue. */
-async function writeAt(file: FileHandle, text: string, position: number): Promise<number> {
+/** Appends all of `text` to the file, resolving with the byte count; short writes continue. */
+async function append(file: FileHandle, text: string): Promise<number> {
   const bytes = encoder.encode(text);
   let offset = 0;
   while (offset < bytes.length) {
-    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, position + offset);
+    // No position: the file is open for appending, and the kernel puts each write at its end.
+    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, null);
     if (bytesWritten === 0) throw new Error("the disk accepted no more bytes");
     offset += bytesWritten;
   }

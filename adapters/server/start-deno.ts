@@ -1,12 +1,12 @@
 /**
  * @module
  * Entry point: `deno run --no-prompt --allow-net --allow-env --allow-read=data --allow-write=data
- * adapters/start-deno.ts` runs the standalone server on Deno.
+ * adapters/server/start-deno.ts` runs the standalone server on Deno.
  */
 import type { Config } from "./config.ts";
-import type { Serve } from "./server.ts";
-import { serveDeno } from "./deno.ts";
-import { FastResponse, serveNode } from "./node.ts";
+import type { Serve } from "../_serve.ts";
+import { serveDeno } from "../deno.ts";
+import { FastResponse, serveNode } from "../node.ts";
 import { connectPostgresJs } from "./postgres-connection.ts";
 import { start } from "./start.ts";
 

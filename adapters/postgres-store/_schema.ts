@@ -2,7 +2,7 @@
  * @module
  * The PostgreSQL store's tables: created on first open, and the schema version checked.
  */
-import type { SqlClient } from "../postgres-store.ts";
+import type { SqlClient } from "./sql-client.ts";
 
 /** The schema version this code creates and reads. */
 export const SCHEMA_VERSION = 1;

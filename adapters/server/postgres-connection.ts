@@ -3,7 +3,7 @@
  * How the standalone server connects to PostgreSQL: one client per runtime (Bun's built-in `SQL`,
  * postgres.js on Node and Deno), each with bounded connect and statement times.
  */
-import type { SqlClient } from "./postgres-store.ts";
+import type { SqlClient } from "../postgres-store/mod.ts";
 
 /** A client connected to one database, and how to close it. */
 export interface PostgresConnection {

@@ -3,9 +3,9 @@
  * The settings of how the standalone server meets the network: the public URL it writes into
  * links, whether it trusts a proxy's forwarded headers, its timeouts, and which server Deno runs.
  */
-import type { Timeouts } from "./timeouts.ts";
-import { publicUrlProblem } from "../src/public-origin.ts";
-import { DEFAULT_TIMEOUTS } from "./timeouts.ts";
+import type { Timeouts } from "../_timeouts.ts";
+import { publicUrlProblem } from "../../src/public-origin.ts";
+import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
 
 /**
  * The HTTP server the standalone server runs on Deno: Deno's `node:http`, which keeps all three

@@ -3,7 +3,7 @@
  * What every runtime adapter provides: a function that serves an app on a port.
  */
 import type { App } from "../src/mod.ts";
-import type { Timeouts } from "./timeouts.ts";
+import type { Timeouts } from "./_timeouts.ts";
 
 /** Where to listen. Errors an adapter meets outside the app go to the app's `onError`. */
 export interface ServeOptions {

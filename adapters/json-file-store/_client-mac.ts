@@ -1,0 +1,71 @@
+/**
+ * @module
+ * What the data file keeps of the API key behind an idempotency key: an HMAC-SHA-256 of the
+ * client's digest under a random secret kept beside the data file (`pets.json.secret`, mode 600).
+ *
+ * The digest the core hands the store is an unsalted SHA-256 of the API key. Written as it is,
+ * anyone who can read the data file (a backup, a copy sent along with a bug report) could recover
+ * a weak API key by hashing guesses from a dictionary; the MAC cannot be checked against a guess
+ * without the secret. The secret is made once, when a store first opens the file.
+ */
+import { Buffer } from "node:buffer";
+import { createHmac, randomBytes } from "node:crypto";
+import { link, readFile, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
+import { syncFolder, writeDurably } from "./_durable-write.ts";
+import { errorCode } from "./_file-lock.ts";
+
+/** Turns a client digest into what the data file keeps of it. */
+export type ClientMac = (client: string) => string;
+
+/** The MAC of the data file at `path`, and whether its secret was made just now. */
+export interface ClientSecret {
+  readonly mac: ClientMac;
+  /** Whether the file had no secret, so this one is new (and not yet kept). */
+  readonly created: boolean;
+  /** Writes a new secret beside the data file (durably, mode 600); does nothing for one read from there. */
+  keep(): Promise<void>;
+}
+
+const SECRET_BYTES = 32;
+const SECRET_TEXT = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * Reads the secret beside the data file at `path`, or makes one in memory if there is none (`keep`
+ * writes it, once the file has loaded: a file that cannot load gets nothing written beside it).
+ */
+export async function openClientSecret(path: string): Promise<ClientSecret> {
+  const secretPath = `${path}.secret`;
+  const found = await readSecret(secretPath);
+  const text = found ?? randomBytes(SECRET_BYTES).toString("base64url");
+  if (!SECRET_TEXT.test(text)) {
+    throw new Error(`Cannot open ${path}: ${secretPath} does not hold a secret (43 base64url characters); restore it from a backup, or delete it to make a new one`);
+  }
+  const secret = Buffer.from(text, "base64url");
+  return {
+    mac: (client) => createHmac("sha256", secret).update(client).digest("base64url"),
+    created: found === undefined,
+    keep: () => found === undefined ? createSecret(secretPath, text) : Promise.resolve(),
+  };
+}
+
+async function readSecret(secretPath: string): Promise<string | undefined> {
+  try {
+    return (await readFile(secretPath, "utf8")).trim();
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Writes a secret in one step (a temp file linked into place, so no reader sees half of it), durably. */
+async function createSecret(secretPath: string, text: string): Promise<void> {
+  const temp = `${secretPath}.${crypto.randomUUID()}.tmp`;
+  await writeDurably(temp, new TextEncoder().encode(`${text}\n`), 0o600);
+  try {
+    await link(temp, secretPath);
+  } finally {
+    await unlink(temp);
+  }
+  await syncFolder(dirname(secretPath));
+}

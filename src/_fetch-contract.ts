@@ -1,0 +1,26 @@
+/**
+ * @module
+ * Private: the members of the Fetch API's `Request` and `Response` the core may use. A runtime's
+ * stand-ins need provide only these: Node's lazy request and `FastResponse` (`adapters/_node/`),
+ * and Deno's request whose body was read first (`adapters/deno.ts`). `test/source-rules.test.ts`
+ * keeps `src/` to these lists, and `test/stand-ins.test.ts` runs the in-process suites through the
+ * Node stand-ins.
+ *
+ * A response the core makes is `new Response(body, { status, statusText?, headers })`, its body a
+ * string, `null` or another response's `body`, its headers a plain record or a `Headers`.
+ */
+
+/** What the core reads of a request. */
+export interface CoreRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Pick<Headers, "get">;
+  readonly body: ReadableStream<Uint8Array> | null;
+  arrayBuffer(): Promise<ArrayBuffer>;
+}
+
+/** The request members the core may use, as `request.<member>` reads them. */
+export const REQUEST_MEMBERS: readonly string[] = ["method", "url", "headers", "headers.get", "body", "arrayBuffer"];
+
+/** The response members the core may read of an answer (its own, or one a handler returned). */
+export const RESPONSE_MEMBERS: readonly string[] = ["status", "statusText", "headers", "body", "arrayBuffer"];

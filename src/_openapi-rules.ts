@@ -1,0 +1,85 @@
+/**
+ * @module
+ * Private to the OpenAPI document: the `x-request-rules` extension, the service's rules about
+ * requests that OpenAPI 3.1 cannot state in schemas, each with the answer it gets and why the
+ * document cannot say it. `conformance/request-check/` finds exactly these classes where a tool
+ * reading the schemas alone and the service disagree; the README's "Conformance" section lists them.
+ */
+import type { Json } from "./openapi.ts";
+
+/** The default body limit (`DEFAULT_MAX_BODY_BYTES` of app.ts, which imports this module through the routes). */
+const DEFAULT_MAX_BODY_BYTES = 65536;
+
+const LIST = ["listPets", "listPetsHead"];
+const CREATE = ["createPet"];
+const GET = ["getPet", "getPetHead"];
+
+/** The `x-request-rules` extension: rules beyond the schemas, by id. */
+export const REQUEST_RULES: Json = {
+  description:
+    "Rules of this service about requests that OpenAPI 3.1 cannot state in schemas, each with its answer and the " +
+    "reason. A rule without `operations` applies to requests that no operation of the document takes.",
+  rules: [
+    {
+      id: "unknown-query-parameter",
+      operations: LIST,
+      rule: "A query parameter the operation does not declare is refused (names are case-sensitive: Limit is unknown).",
+      answers: [{ status: 400, code: "invalid_query" }],
+      why: "OpenAPI lists the parameters an operation reads; it has no way to say that no others may be sent.",
+    },
+    {
+      id: "categoryId-written-form",
+      operations: CREATE,
+      rule: "categoryId is written as a plain integer: a fraction or an exponent is refused even when the value is whole (1.0, 1e2, -1e-400).",
+      answers: [{ status: 400, code: "invalid_body" }],
+      why: "JSON Schema validates the parsed value, in which 1.0, 1e0 and 1 are the same number.",
+    },
+    {
+      id: "json-charset",
+      operations: CREATE,
+      rule: "application/json with a charset parameter other than utf-8 is refused.",
+      answers: [{ status: 415, code: "unsupported_media_type" }],
+      why: "A content key names a media type; OpenAPI cannot refuse one value of a parameter of it.",
+    },
+    {
+      id: "body-size",
+      operations: CREATE,
+      rule: `A body over ${DEFAULT_MAX_BODY_BYTES} bytes is refused, whatever it holds (white space included).`,
+      maxBytes: DEFAULT_MAX_BODY_BYTES,
+      answers: [{ status: 413, code: "payload_too_large" }],
+      why: "Schemas bound values, not the bytes of the text that carries them.",
+    },
+    {
+      id: "petId-as-sent",
+      operations: GET,
+      rule: "petId is read as sent, not percent-decoded: /pets/%31 is not /pets/1.",
+      answers: [{ status: 400, code: "invalid_path" }],
+      why: "OpenAPI hands a tool the percent-decoded value of a path parameter, so its schema never sees the escape.",
+    },
+    {
+      id: "header-size",
+      operations: [...LIST, ...CREATE, ...GET, "listStoreOrders", "listStoreOrdersHead"],
+      rule: "The HTTP server bounds all of a request's headers together (16 KiB with Node's defaults) and answers a bare 431 or 400 past it, before the service runs.",
+      answers: [{ status: 431 }, { status: 400 }],
+      why: "The bound is on all headers together; a schema bounds one value.",
+    },
+    {
+      id: "key-before-routing",
+      rule: "The API key is checked before routing: a request no operation takes answers 401 without a valid key.",
+      answers: [{ status: 401, code: "unauthorized" }],
+      why: "A document declares answers only for the operations it has.",
+    },
+    {
+      id: "no-such-path",
+      rule: "A path not in the document answers 404 (no redirects, a trailing slash included).",
+      answers: [{ status: 404, code: "not_found" }],
+      why: "A document declares answers only for the operations it has.",
+    },
+    {
+      id: "method-not-offered",
+      rule: "A method a path does not offer answers 405 with Allow (see the MethodNotAllowed response).",
+      answers: [{ status: 405, code: "method_not_allowed" }],
+      why: "A document declares answers only for the operations it has.",
+    },
+  ],
+};

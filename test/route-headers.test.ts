@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import type { Route } from "../src/routes.ts";
+import { createAppWithRoutes } from "../src/app.ts";
+import { utf8Length } from "../src/json-response.ts";
+import { createMemoryStore } from "../src/mod.ts";
+import { ROUTES } from "../src/routes.ts";
+import { AUTH, call, KEY } from "./helpers.ts";
+
+const GONE = { since: "@1800000000", sunset: "Sat, 01 Jan 2033 00:00:00 GMT", successor: "/pets/search" };
+
+/** The real routes with `GET /pets` marked deprecated, and two routes of a test's own under `/odd`. */
+const routes: readonly Route[] = [
+  ...ROUTES.map((route) => (route.method === "GET" && route.path === "/pets" ? { ...route, deprecation: GONE } : route)),
+  { method: "GET", path: "/odd/throws", handler: () => Promise.reject(new Error("broken on purpose")), deprecation: GONE },
+  { method: "GET", path: "/odd/plain", handler: () => Promise.resolve(new Response("plain", { status: 200 })), deprecation: GONE },
+];
+
+async function appWithPets(count: number) {
+  const app = createAppWithRoutes(routes, { store: createMemoryStore(), apiKeys: [KEY], onError: () => {} });
+  for (let i = 0; i < count; i++) {
+    await call(app, "/v1/pets", { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ name: `p${i}`, categoryId: 1 }) });
+  }
+  return app;
+}
+
+function expectDeprecated(response: Response): void {
+  expect([response.headers.get("deprecation"), response.headers.get("sunset"), response.headers.get("link")?.includes('/v1/pets/search>; rel="successor-version"')])
+    .toEqual([GONE.since, GONE.sunset, true]);
+}
+
+describe("a route's facts are headers on every answer of the route, whatever its handler does", () => {
+  test("a deprecated GET /pets carries Deprecation, Sunset and Link on 200, 304, 400, 401 and 405", async () => {
+    const app = await appWithPets(3);
+    const full = await call(app, "/v1/pets?limit=2", { headers: AUTH });
+    expect(full.status).toBe(200);
+    expectDeprecated(full);
+    // The successor link sits beside the next-page link.
+    expect(full.headers.get("link")).toContain('&after=2>; rel="next"');
+    const notModified = await call(app, "/v1/pets?limit=2", { headers: { ...AUTH, "if-none-match": full.headers.get("etag")! } });
+    expect(notModified.status).toBe(304);
+    expectDeprecated(notModified);
+    const last = await call(app, "/v1/pets?limit=100", { headers: AUTH });
+    expect(last.status).toBe(200);
+    expectDeprecated(last);
+    const bad = await call(app, "/v1/pets?limit=0", { headers: AUTH });
+    expect(bad.status).toBe(400);
+    expectDeprecated(bad);
+    const unauthorized = await call(app, "/v1/pets", {});
+    expect(unauthorized.status).toBe(401);
+    expectDeprecated(unauthorized);
+  });
+
+  test("a deprecated route's 500 carries them, and so does an answer its handler made without the context", async () => {
+    const app = await appWithPets(0);
+    const failed = await call(app, "/v1/odd/throws", { headers: AUTH });
+    expect(failed.status).toBe(500);
+    expectDeprecated(failed);
+    const plain = await call(app, "/v1/odd/plain", { headers: AUTH });
+    expect(await plain.text()).toBe("plain");
+    expectDeprecated(plain);
+  });
+
+  test("a path whose every route is deprecated answers 405 with them; a route not deprecated carries none", async () => {
+    const app = await appWithPets(1);
+    const wrongMethod = await call(app, "/v1/odd/plain", { method: "DELETE", headers: AUTH });
+    expect(wrongMethod.status).toBe(405);
+    expectDeprecated(wrongMethod);
+    const created = await call(app, "/v1/pets", { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' });
+    expect(created.status).toBe(201);
+    expect(created.headers.get("deprecation")).toBeNull();
+    // /pets has a route that is not deprecated (POST), so a 405 there is not the deprecated route's.
+    const put = await call(app, "/v1/pets", { method: "PUT", headers: AUTH });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("deprecation")).toBeNull();
+  });
+});
+
+describe("declared lengths", () => {
+  test("utf8Length counts what TextEncoder writes, lone surrogates included", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => utf8Length(text) === new TextEncoder().encode(text).byteLength));
+    expect(utf8Length("a\u00e9\u20ac\u{1f600}\ud800")).toBe(1 + 2 + 3 + 4 + 3);
+  });
+
+  test("every JSON answer declares its Content-Length, which is its body's length in bytes", async () => {
+    const app = await appWithPets(2);
+    for (const [path, init] of [["/v1/pets", { headers: AUTH }], ["/v1/pets/1", { headers: AUTH }], ["/v1/pets/9", { headers: AUTH }], ["/v1/pets", {}], ["/v1/openapi.json", {}]] as const) {
+      const response = await call(app, path, init);
+      expect(response.headers.get("content-length")).toBe(String((await response.arrayBuffer()).byteLength));
+    }
+  });
+});
