@@ -18,6 +18,7 @@ import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 import { answerClientError } from "./_node/client-error.ts";
 import { bodyConsumed, fetchRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
+import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 
 export type { Serve, Server, ServeOptions } from "./_serve.ts";
 export type { Timeouts } from "./_timeouts.ts";
@@ -29,7 +30,10 @@ export type NodeListener = (request: IncomingMessage, response: ServerResponse) 
 
 /** Options of the Node bridge. */
 export interface NodeBridgeOptions {
-  /** Called with errors that escape the handler; they are answered with a 500 error object. */
+  /**
+   * Called with errors that escape the handler (answered with a 500 error object) and, once, with
+   * what a body parser mounted before the handler changes. Default: printed with `console.error`.
+   */
   readonly onError?: (error: unknown) => void;
   /**
    * How many unread request body bytes are still read and discarded after answering, to keep the
@@ -40,20 +44,45 @@ export interface NodeBridgeOptions {
 
 const DEFAULT_DRAIN_LIMIT = 65536;
 
+/** Where the bridge reports when the host gave no `onError`: printed, so no 500 goes without its cause. */
+function printError(error: unknown): void {
+  console.error("animal-store (toNodeListener):", error);
+}
+
 /**
- * A listener that serves any Fetch API handler, giving it a real `Request`. A request whose body a
- * host's parser already read is answered 500 at once, the cause going to `onError`, rather than
- * left waiting for a body that will never come: mount the handler before body parsers.
+ * A listener that serves any Fetch API handler, giving it a real `Request`. A body that a host's
+ * parser (`express.json()`) already read is taken from what the parser left (see
+ * `_node/host-body.ts`); where it left nothing usable, the request is answered 500 at once, naming
+ * the fix, rather than left waiting for a body that will never come. Each is reported once.
  */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
+  const onError = options.onError ?? printError;
+  const bridge: NodeBridgeOptions = { ...options, onError };
+  const reportOnce = once(onError);
   return (incoming, outgoing) => {
-    if (bodyConsumed(incoming)) {
-      options.onError?.(new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: a body parser before this handler already read it; mount the handler before body parsers such as express.json()`));
-      void send(incoming, outgoing, internalErrorResponse(), options);
+    const connection: ConnectionInfo = { requestIP: () => (incoming.socket.remoteAddress === undefined ? null : { address: incoming.socket.remoteAddress }) };
+    if (!bodyConsumed(incoming)) {
+      void answer(handler, fetchRequest(incoming, outgoing), connection, incoming, outgoing, bridge);
       return;
     }
-    const connection: ConnectionInfo = { requestIP: () => (incoming.socket.remoteAddress === undefined ? null : { address: incoming.socket.remoteAddress }) };
-    void answer(handler, fetchRequest(incoming, outgoing), connection, incoming, outgoing, options);
+    const body = hostParsedBody(incoming);
+    if (!body.ok) {
+      reportOnce(String(body.issues.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.issues.reason} (reported once)`));
+      void send(incoming, outgoing, body.issues.answer, bridge);
+      return;
+    }
+    reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));
+    void answer(handler, fetchRequest(incoming, outgoing, body.value), connection, incoming, outgoing, bridge);
+  };
+}
+
+/** Reports an error once per kind: a host's layout is the same for every request, so one word is enough. */
+function once(report: (error: unknown) => void): (kind: string, error: Error) => void {
+  const told = new Set<string>();
+  return (kind, error) => {
+    if (told.has(kind)) return;
+    told.add(kind);
+    report(error);
   };
 }
 

@@ -5,13 +5,14 @@
  *
  * Packs the tarball (the build runs in `prepack`), installs it into a fresh project in a temp folder,
  * and from there: runs the README's examples on Node 20 (this machine's), 22, 24 and 26, Bun and
- * Deno, inside Hono, Express 5 and `node:http` hosts, and on workerd; type-checks a TypeScript
- * consumer under `nodenext` and `bundler` that runs the exported store contract on its own store;
+ * Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify and `node:http` hosts, and on
+ * workerd; type-checks a TypeScript consumer with no DOM lib (`nodenext`, `bundler`) and with it,
+ * whose own store passes the exported store contract, run with the README's commands on every Node;
  * runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`; and generates a typed
  * client from the document a running server serves (`client/`, its own install).
  * Ends with `packaging: N passed, M failed`.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -29,6 +30,8 @@ const NODES: [line: string, path: string][] = [
   ["machine", "node"],
   ...["22", "24", "26"].map((line): [string, string] => [line, join(MODULES, `node${line}`, "bin", "node")]),
 ];
+/** The README's commands that run the store contract on the consumer's own store: Node 22.18 and later strip types, Node 20 needs tsx. */
+const STORE_CONTRACT_COMMANDS = { stripping: "node --test array-store.test.ts", tsx: "node --import tsx --test array-store.test.ts" };
 /** What the tarball must not hold: the project's own tests, tools and benchmarks. */
 const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/server\//;
 
@@ -62,9 +65,11 @@ function expectSame(what: string, actual: unknown, expected: unknown): void {
   }
 }
 
-/** Creates a pet through the API at `base` and lists it back. */
-async function createAndList(base: string): Promise<void> {
-  const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+const HEADERS = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+
+/** Creates a pet through the API at `base` and lists it back; resolves with its id. */
+async function createAndList(base: string): Promise<number> {
+  const headers = HEADERS;
   const created = await fetch(`${base}/pets`, { method: "POST", headers, body: '{"name":"Rex","categoryId":1}' });
   const pet = (await created.json()) as { id: number };
   expectSame(`POST ${base}/pets`, { status: created.status, location: created.headers.get("location") }, {
@@ -74,13 +79,21 @@ async function createAndList(base: string): Promise<void> {
   const listed = await fetch(`${base}/pets?limit=100`, { headers });
   const pets = (await listed.json()) as { id: number }[];
   expectSame(`GET ${base}/pets lists the new pet`, pets.filter((each) => each.id === pet.id), [{ id: pet.id, name: "Rex", categoryId: 1 }]);
+  return pet.id;
 }
 
-/** Starts an example that prints its URL, then runs `body` against that URL and stops it. */
-async function withExample(argv: string[], env: Record<string, string>, body: (url: string) => Promise<void>): Promise<void> {
+/** Answers `{ status, content type, body }` for a request, the body parsed when it is JSON. */
+async function answerOf(url: string, init: RequestInit = {}): Promise<{ status: number; type: string | null; body: unknown }> {
+  const response = await fetch(url, { headers: HEADERS, signal: AbortSignal.timeout(5000), ...init });
+  const type = response.headers.get("content-type");
+  return { status: response.status, type, body: type?.startsWith("application/json") ? await response.json() : await response.text() };
+}
+
+/** Starts an example that prints its URL, then runs `body` against that URL (and what it prints) and stops it. */
+async function withExample(argv: string[], env: Record<string, string>, body: (url: string, output: () => string) => Promise<unknown>): Promise<void> {
   const served = await startPrinting(argv, project, { PORT: "0", ...env });
   try {
-    await body(served.url);
+    await body(served.url, served.output);
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}\nits output:\n${served.output()}`);
   } finally {
@@ -88,9 +101,16 @@ async function withExample(argv: string[], env: Record<string, string>, body: (u
   }
 }
 
-/** A host app: the API under /pets-api/v1 and the host's own /health route. */
+/** A host app: the API under /pets-api/v1 (a create, bad JSON, a list, a get) and the host's own /health route. */
 async function hostServes(url: string): Promise<void> {
-  await createAndList(`${url}/pets-api/v1`);
+  const base = `${url}/pets-api/v1`;
+  const id = await createAndList(base);
+  expectSame(`POST ${base}/pets with bad JSON`, await answerOf(`${base}/pets`, { method: "POST", body: '{"name":' }), {
+    status: 400,
+    type: "application/json",
+    body: { code: "invalid_body", message: "Cannot create pet: body is not valid JSON", status: 400 },
+  });
+  expectSame(`GET ${base}/pets/${id}`, await answerOf(`${base}/pets/${id}`), { status: 200, type: "application/json", body: { id, name: "Rex", categoryId: 1 } });
   const health = await fetch(`${url}/health`);
   expectSame(`GET ${url}/health`, { status: health.status, body: await health.text() }, { status: 200, body: "ok" });
 }
@@ -120,9 +140,19 @@ writeFileSync(join(project, "package.json"), '{ "name": "a-host-app", "private":
 await check("the tarball installs with npm into a fresh project", () => {
   run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
 });
-for (const name of ["hono", "express", join("@types", "node")]) symlinkSync(join(MODULES, name), join(project, "node_modules", name));
+mkdirSync(join(project, "node_modules", "@hono"));
+for (const name of ["hono", join("@hono", "node-server"), "express", "fastify", "tsx", join("@types", "node")]) {
+  symlinkSync(join(MODULES, name), join(project, "node_modules", name));
+}
 cpSync(join(HERE, "examples"), project, { recursive: true });
+cpSync(join(HERE, "hosts"), project, { recursive: true });
 cpSync(join(HERE, "consumer"), join(project, "consumer"), { recursive: true });
+// An Express 4 app beside it: its own folder, where `express` is Express 4.
+const express4 = join(project, "express4");
+mkdirSync(join(express4, "node_modules"), { recursive: true });
+symlinkSync(join(MODULES, "express4"), join(express4, "node_modules", "express"));
+cpSync(join(HERE, "hosts"), express4, { recursive: true });
+const readme = readFileSync(join(ROOT, "README.md"), "utf8");
 
 // The package checkers.
 await check("@arethetypeswrong/cli finds no problem (node10, node16 ESM and CJS, bundler)", () => {
@@ -162,19 +192,32 @@ await check("Bun: the README's Bun example serves a create and a list", () => wi
 await check("Deno: the README's Deno example serves a create and a list", () =>
   withExample([join(ROOT_BIN, "deno"), "run", "--allow-net=127.0.0.1", "--allow-env=PORT", "deno.ts"], {}, createAndList));
 
-// A TypeScript consumer with its own store.
-for (const resolution of ["nodenext", "bundler"]) {
-  await check(`TypeScript (moduleResolution ${resolution}) type-checks a consumer with its own PetStore`, () => {
-    run([join(ROOT_BIN, "tsc"), "-p", join("consumer", `tsconfig.${resolution}.json`)], project);
+// A TypeScript consumer with its own store, and serving on Node with FastResponse, with no DOM lib
+// (`@types/node` only, as a Node host has; skipLibCheck off, so the package's declarations are
+// checked too) and with it.
+for (const config of ["nodenext", "bundler", "dom"]) {
+  await check(`TypeScript (tsconfig.${config}.json) type-checks a consumer with its own PetStore, serving on Node with FastResponse`, () => {
+    run([join(ROOT_BIN, "tsc"), "-p", join("consumer", `tsconfig.${config}.json`)], project);
   });
 }
-// Node strips the types of a consumer's own files (not of node_modules) from 22.18 on.
-for (const [line, node] of NODES.filter(([name]) => name !== "machine")) {
-  await check(`Node ${line}: the consumer's store passes the exported contract (node:test) and serves the app`, () => {
-    const output = run([node, "--test", "consumer/array-store.test.ts", "consumer/app.test.ts"], project);
-    const [pass = "0", fail] = /pass (\d+)[\s\S]*fail (\d+)/.exec(output)?.slice(1) ?? [];
-    expectSame("node:test counts", { ran: Number(pass) > 0, fail }, { ran: true, fail: "0" });
+/** Counts of a node:test run, which must have run something and failed nothing. */
+function expectTestsPassed(output: string): void {
+  const [pass = "0", fail] = /pass (\d+)[\s\S]*fail (\d+)/.exec(output)?.slice(1) ?? [];
+  expectSame("node:test counts", { ran: Number(pass) > 0, fail }, { ran: true, fail: "0" });
+}
+// Node strips the types of a consumer's own files (not of node_modules) from 22.18 on; Node 20 loads tsx.
+for (const [line, node] of NODES) {
+  const command = line === "machine" ? STORE_CONTRACT_COMMANDS.tsx : STORE_CONTRACT_COMMANDS.stripping;
+  const loader = line === "machine" ? ["--import", "tsx"] : [];
+  await check(`Node ${line}: the README's store contract command (${command}) passes on the consumer's store, as printed`, () => {
+    if (!readme.includes(`\n${command}`)) throw new Error(`The README does not print ${JSON.stringify(command)}`);
+    expectTestsPassed(run([node, ...command.split(" ").slice(1)], join(project, "consumer")));
   });
+  await check(`Node ${line}: the consumer's app serves a create and a list from its own store (node:test)`, () => {
+    expectTestsPassed(run([node, ...loader, "--test", "app.test.ts"], join(project, "consumer")));
+  });
+  await check(`Node ${line}: the README's FastResponse example serves a create and a list`, () =>
+    withExample([node, ...loader, join("consumer", "fast-response.ts")], {}, createAndList));
 }
 
 // Host apps, each with a route of its own.
@@ -182,24 +225,65 @@ await check("Hono (on Bun): the README's example serves the API under /pets-api/
   withExample([join(ROOT_BIN, "bun"), "hono.ts"], {}, hostServes));
 await check("Express 5: the README's example serves the API under /pets-api/v1 beside its own route", () =>
   withExample(["node", "express.js"], {}, hostServes));
+// The README's example with the one change it names for Express 4: the route's wildcard.
+const express4Example = readFileSync(join(HERE, "examples", "express.js"), "utf8").replace('"/pets-api/v1/{*rest}"', '"/pets-api/v1/*"');
+writeFileSync(join(express4, "express.js"), express4Example);
+await check("Express 4: the README's example, with the route the README gives for Express 4, serves the API beside its own route", () => {
+  if (!readme.includes('app.all("/pets-api/v1/*", toNodeListener(pets.fetch))')) throw new Error("The README does not give Express 4's route");
+  return withExample(["node", join("express4", "express.js")], {}, hostServes);
+});
+await check("Fastify: the README's example (a plugin with no parser of Fastify's) serves the API beside its own route", () =>
+  withExample(["node", "fastify.js"], {}, hostServes));
 await check("node:http: the README's example serves the API under /pets-api/v1 beside its own route", () =>
   withExample(["node", "node-http.js"], {}, hostServes));
-// The mistake the README warns of: a body parser before the service. Its POSTs must be answered, not hang.
-writeFileSync(join(project, "express-json-first.js"), [
-  'import express from "express";',
-  'import { createApp, createMemoryStore } from "animal-store";',
-  'import { toNodeListener } from "animal-store/node";',
-  `const pets = createApp({ store: createMemoryStore(), apiKeys: ["${KEY}"], basePath: "/pets-api/v1" });`,
-  "const app = express();",
-  "app.use(express.json());",
-  'app.all("/pets-api/v1/{*rest}", toNodeListener(pets.fetch, { onError: (error) => console.error(error.message) }));',
-  'const server = app.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}`));',
-].join("\n"));
-await check("Express 5 with express.json() before the service: a create is answered 500 at once, not left waiting", () =>
-  withExample(["node", "express-json-first.js"], {}, async (url) => {
-    const headers = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
-    const response = await fetch(`${url}/pets-api/v1/pets`, { method: "POST", headers, body: '{"name":"Rex","categoryId":1}', signal: AbortSignal.timeout(5000) });
-    expectSame("the answer", { status: response.status, code: ((await response.json()) as { code: string }).code }, { status: 500, code: "internal_error" });
+// The most common Express layout: express.json() for the whole app, before the service.
+for (const [version, file] of [["5", "express-json-first.js"], ["4", join("express4", "express-json-first.js")]] as const) {
+  await check(`Express ${version} with express.json() before the service: creates work, 1.0 is taken as 1, and the bridge says so once in the log`, () =>
+    withExample(["node", file], {}, async (url, output) => {
+      const base = `${url}/pets-api/v1`;
+      await createAndList(base);
+      expectSame("a create with categoryId 1.0", await answerOf(`${base}/pets`, { method: "POST", body: '{"name":"Rex","categoryId":1.0}' }), {
+        status: 201,
+        type: "application/json",
+        body: { id: 2, name: "Rex", categoryId: 1 },
+      });
+      const report = "animal-store (toNodeListener): Error: Reading the body of POST /pets-api/v1/pets from request.body: a body parser before this handler already read the request body";
+      // What a child prints arrives through a pipe, and may trail its answer.
+      for (let waited = 0; !output().includes(report) && waited < 3000; waited += 50) await Bun.sleep(50);
+      expectSame("times the bridge's default printed its report", output().split(report).length - 1, 1);
+    }));
+  await check(`Express ${version} with express.json() before the service: bad JSON gets Express's own 400 page, never reaching the service`, () =>
+    withExample(["node", file], {}, async (url) => {
+      const answer = await answerOf(`${url}/pets-api/v1/pets`, { method: "POST", body: '{"name":' });
+      expectSame("the answer", { status: answer.status, type: answer.type, page: String(answer.body).includes("SyntaxError") }, {
+        status: 400,
+        type: "text/html; charset=utf-8",
+        page: true,
+      });
+    }));
+}
+
+// Headers a host's middleware adds to one answer must not reach the next (issue 22): Hono on Node
+// keeps a Response's init.headers by reference.
+const asUser = (user: string) => ({ headers: { ...HEADERS, "x-user": user } });
+await check("Hono on Node: a session cookie added after the handler reaches only its own answer (a pet, a full list page)", () =>
+  withExample(["node", "hono-node-middleware.js"], {}, async (url) => {
+    const base = `${url}/pets-api/v1`;
+    const id = await createAndList(base);
+    await createAndList(base);
+    for (const path of [`/pets/${id}`, "/pets?limit=1"]) {
+      const cookies: string[][] = [];
+      for (const user of ["alice", "bob"]) cookies.push((await fetch(`${base}${path}`, asUser(user))).headers.getSetCookie());
+      expectSame(`Set-Cookie of GET ${path} as alice, then as bob`, cookies, [["session=alice; HttpOnly"], ["session=bob; HttpOnly"]]);
+    }
+  }));
+await check("Hono on Node: hono/timing's Server-Timing does not pile up from one answer to the next", () =>
+  withExample(["node", "hono-node-middleware.js"], {}, async (url) => {
+    const base = `${url}/pets-api/v1`;
+    const id = await createAndList(base);
+    const entries: number[] = [];
+    for (let i = 0; i < 3; i++) entries.push((await fetch(`${base}/pets/${id}`, asUser("alice"))).headers.get("server-timing")?.split(",").length ?? 0);
+    expectSame(`Server-Timing entries of three GET /pets/${id}`, entries, [1, 1, 1]);
   }));
 
 // The edge: the README's Worker, bundled as a deploy would, on workerd.

@@ -1,5 +1,5 @@
 import { beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import denoJson from "../deno.json" with { type: "json" };
 import packageJson from "../package.json" with { type: "json" };
@@ -44,3 +44,14 @@ test("plain Node, with no loader, runs the built core: a create, then a list", (
   const run = Bun.spawnSync(["node", "--input-type=module", "-e", script]);
   expect(run.stdout.toString() + run.stderr.toString()).toBe('201 [{"id":1,"name":"Rex","categoryId":1}]\n');
 });
+
+test("every entry point's declarations type-check in a Node host without the DOM lib (@types/node only, skipLibCheck off)", () => {
+  const declarations = Object.values(entries).flatMap((targets) => typeof targets === "string" ? [] : [targets["types"]!]).filter((target) => target.endsWith(".d.ts"));
+  const consumer = join(out, "consumer.ts");
+  writeFileSync(consumer, declarations.map((target, i) => `import type * as entry${i} from ${JSON.stringify(built(target).replace(/\.d\.ts$/, ".js"))};\nexport type Entry${i} = typeof entry${i};\n`).join(""));
+  const check = Bun.spawnSync([
+    "node_modules/.bin/tsc", "--ignoreConfig", "--noEmit", "--strict", "--skipLibCheck", "false", "--target", "ES2022", "--module", "nodenext",
+    "--lib", "ES2022", "--types", "node", "--typeRoots", resolve("node_modules/@types"), consumer,
+  ]);
+  expect(check.stdout.toString() + check.stderr.toString()).toBe("");
+}, 30_000);

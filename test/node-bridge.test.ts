@@ -23,6 +23,12 @@ describe("toNodeListener on Node", () => {
     child.kill("SIGKILL");
   });
 
+  /** How often the server has printed `text`, once it has printed it at all (its output is piped, so it may trail the answer). */
+  const timesLogged = async (text: string) => {
+    for (let waited = 0; !output.includes(text) && waited < 3000; waited += 20) await Bun.sleep(20);
+    return output.split(text).length - 1;
+  };
+
   test("a handler that throws answers 500 with the error object, is logged, and the server keeps serving", async () => {
     const response = await fetch(`${base}/throw`);
     expect(response.status).toBe(500);
@@ -31,11 +37,44 @@ describe("toNodeListener on Node", () => {
     expect(output).toContain("logged: handler failed on purpose");
   });
 
-  test("a body already read by a host's body parser answers 500 at once, naming the cause in the log, never hangs", async () => {
-    const response = await fetch(`${base}/after-body-parser`, { method: "POST", body: '{"name":"Rex"}', signal: AbortSignal.timeout(3000) });
-    expect(response.status).toBe(500);
-    expect(((await response.json()) as { code: string }).code).toBe("internal_error");
-    expect(output).toContain("a body parser before this handler already read it");
+  test("without onError, a handler's throw is printed with the bridge's name", async () => {
+    expect((await fetch(`${base}/default/throw`)).status).toBe(500);
+    expect(await timesLogged("animal-store (toNodeListener): Error: handler failed on purpose")).toBe(1);
+  });
+
+  test("a body a host's parser read and kept nothing of answers 500 at once naming the fix, reported once, never hangs", async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${base}/after-body-parser`, { method: "POST", body: '{"name":"Rex"}', signal: AbortSignal.timeout(3000) });
+      expect(response.status).toBe(500);
+      expect(await response.json()).toEqual({
+        code: "internal_error",
+        message: "Cannot read the request body: a body parser before this handler already read the request body and left nothing usable on request.body; mount the handler before body parsers such as express.json() (in Fastify, in a plugin with no content-type parsers; see the README)",
+        status: 500,
+      });
+    }
+    expect(await timesLogged("logged: Cannot read the body of POST /after-body-parser")).toBe(1);
+  });
+
+  test("a body express.json() parsed first reaches the handler written back as JSON, with its own Content-Length, reported once", async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${base}/after-json-parser`, { method: "POST", body: '{ "name": "Rex", "categoryId": 1.0 }', signal: AbortSignal.timeout(3000) });
+      expect({ status: response.status, length: response.headers.get("x-length"), body: await response.text() })
+        .toEqual({ status: 200, length: "29", body: '{"name":"Rex","categoryId":1}' });
+    }
+    expect(await timesLogged("logged: Reading the body of POST /after-json-parser from request.body")).toBe(1);
+  });
+
+  test("a body express.json() parsed first that nests too deep to write back as JSON answers 400 invalid_body, not 500", async () => {
+    const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
+    const response = await fetch(`${base}/after-json-parser`, { method: "POST", body: deep, signal: AbortSignal.timeout(3000) });
+    const body = (await response.json()) as { code: string; message: string };
+    expect({ status: response.status, code: body.code }).toEqual({ status: 400, code: "invalid_body" });
+    expect(body.message).toContain("it nests too deep to be written back as JSON");
+  });
+
+  test("a body express.raw() read first reaches the handler byte for byte", async () => {
+    const response = await fetch(`${base}/after-raw-parser`, { method: "POST", body: '{ "categoryId": 1.0 }', signal: AbortSignal.timeout(3000) });
+    expect(await response.text()).toBe('{ "categoryId": 1.0 }');
   });
 
   test("a response body that fails midway cuts that connection only; the server keeps serving", async () => {

@@ -15,7 +15,7 @@ test("the README shows every example the packaging checks run, one per host", ()
   const shown = examples.map((example) => example.path);
   const files = readdirSync("packaging/examples").map((file) => `packaging/examples/${file}`);
   expect(shown.filter((path) => path.startsWith("packaging/examples/")).sort()).toEqual(files.sort());
-  expect(files.map((file) => file.replace(/^.*\//, "")).sort()).toEqual(["bun.ts", "deno.ts", "express.js", "hono.ts", "node-http.js", "node.js", "worker.js"]);
+  expect(files.map((file) => file.replace(/^.*\//, "")).sort()).toEqual(["bun.ts", "deno.ts", "express.js", "fastify.js", "hono.ts", "node-http.js", "node.js", "worker.js"]);
 });
 
 test("the README links to no file outside the repository", () => {

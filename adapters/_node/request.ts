@@ -80,14 +80,23 @@ class NodeRequestHeaders {
   }
 }
 
-/** A real `Request`, whose signal aborts when the client goes away before the answer is sent. */
-export function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse): Request {
+/**
+ * A real `Request`, whose signal aborts when the client goes away before the answer is sent. Its
+ * body is read from Node's stream, or is `readBody`, what a host's parser left of a body it read
+ * first (see `host-body.ts`), with a `Content-Length` of its own.
+ */
+export function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse, readBody?: Uint8Array | string): Request {
   const aborter = new AbortController();
   outgoing.on("close", () => {
     if (!outgoing.writableFinished) aborter.abort();
   });
-  const init: RequestInit & { duplex?: "half" } = { method: incoming.method ?? "GET", headers: headerPairs(incoming), signal: aborter.signal };
-  if (hasBody(incoming)) {
+  const headers = headerPairs(incoming);
+  const init: RequestInit & { duplex?: "half" } = { method: incoming.method ?? "GET", headers, signal: aborter.signal };
+  if (readBody !== undefined) {
+    const bytes = typeof readBody === "string" ? new TextEncoder().encode(readBody) : new Uint8Array(readBody);
+    init.headers = [...headers.filter(([name]) => name !== "content-length" && name !== "transfer-encoding"), ["content-length", String(bytes.byteLength)]];
+    init.body = bytes;
+  } else if (hasBody(incoming)) {
     init.body = bodyStream(incoming);
     init.duplex = "half";
   }

@@ -16,6 +16,12 @@ import { RecordHeaders, recordHeaders } from "./headers.ts";
 // Taken before anyone replaces the global with FastResponse.
 const NativeResponse = globalThis.Response;
 
+/**
+ * What `new Response(body)` takes. DOM's lib calls it `BodyInit`, which a host type-checking with
+ * `@types/node` and no DOM lib does not have; spelled from `Response` itself, it is in both.
+ */
+type ResponseBody = ConstructorParameters<typeof Response>[0];
+
 /** A response's parts as Node's `writeHead` and `end` take them. */
 export interface NodeParts {
   readonly status: number;
@@ -43,13 +49,13 @@ export class FastResponse {
   readonly status: number;
   readonly statusText: string;
   readonly #text: string | undefined;
-  readonly #body: BodyInit | null | undefined;
+  readonly #body: ResponseBody;
   readonly #init: ResponseInit;
   #headers: Headers | RecordHeaders | undefined;
   #native: Response | undefined;
   #textRead = false;
 
-  constructor(body?: BodyInit | null, init: ResponseInit = {}) {
+  constructor(body?: ResponseBody, init: ResponseInit = {}) {
     this.status = init.status ?? 200;
     this.statusText = init.statusText ?? "";
     this.#text = typeof body === "string" ? body : body === null || body === undefined ? "" : undefined;
