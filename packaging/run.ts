@@ -16,6 +16,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
+import { createChecks } from "../test/checks.ts";
 import { startPrinting } from "./processes.ts";
 import { startWorkerd } from "./workerd.ts";
 import { checkClient } from "./client/check.ts";
@@ -35,20 +36,7 @@ const STORE_CONTRACT_COMMANDS = { stripping: "node --test array-store.test.ts", 
 /** What the tarball must not hold: the project's own tests, tools and benchmarks. */
 const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/server\//;
 
-let passed = 0;
-let failed = 0;
-
-/** Runs one check; it passes unless `body` throws. */
-async function check(name: string, body: () => Promise<void> | void): Promise<void> {
-  try {
-    await body();
-    passed++;
-    console.log(`PASS ${name}`);
-  } catch (error) {
-    failed++;
-    console.log(`FAIL ${name}\n${error instanceof Error ? error.message : String(error)}`);
-  }
-}
+const { check, finish } = createChecks("packaging");
 
 /** Runs a command to its end; throws with its output unless it exits 0. */
 function run(argv: string[], cwd: string, env: Record<string, string> = {}): string {
@@ -307,5 +295,4 @@ await check("a typed client generated from the served document calls the server,
   console.log(await checkClient());
 });
 
-console.log(`packaging: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import type { ServerProcess } from "../server-process.ts";
+import { createChecks } from "../checks.ts";
 import { startServer } from "../server-process.ts";
 
 const KEY = "browser-test-key";
@@ -36,20 +37,7 @@ const RUN_TIMEOUT_MS = 300_000;
 const STEP_TIMEOUT_MS = 30_000;
 const SCREENSHOTS = process.argv.includes("--screenshots");
 
-let passed = 0;
-let failed = 0;
-
-/** Runs one check; it passes unless `body` throws. */
-async function check(name: string, body: () => Promise<void>): Promise<void> {
-  try {
-    await body();
-    passed++;
-    console.log(`PASS ${name}`);
-  } catch (error) {
-    failed++;
-    console.log(`FAIL ${name}\n  ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
+const { check, fail, finish } = createChecks("browser");
 
 /** Throws unless `actual` equals `expected` as JSON. */
 function expectSame(what: string, actual: unknown, expected: unknown): void {
@@ -268,8 +256,7 @@ async function main(): Promise<void> {
     await referencePageChecks(context, server.url);
     if (SCREENSHOTS) await takeScreenshots(context);
   } catch (error) {
-    failed++;
-    console.log(`FAIL the browser checks could not run\n  ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    fail("the browser checks could not run", error);
   } finally {
     await context?.close();
     await server?.stop();
@@ -280,11 +267,11 @@ async function main(): Promise<void> {
 }
 
 const deadline = setTimeout(() => {
-  console.log(`FAIL the browser checks did not finish within ${RUN_TIMEOUT_MS / 1000} s`);
-  console.log(`browser: ${passed} passed, ${failed + 1} failed`);
+  fail(`the browser checks did not finish within ${RUN_TIMEOUT_MS / 1000} s`);
+  finish();
   process.exit(1);
 }, RUN_TIMEOUT_MS);
 await main();
 clearTimeout(deadline);
-console.log(`browser: ${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+finish();
+process.exit(process.exitCode);

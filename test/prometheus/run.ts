@@ -16,6 +16,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import { createChecks } from "../checks.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const KEY = "prometheus-check-key";
@@ -23,20 +24,7 @@ const AUTH = { authorization: `Bearer ${KEY}` };
 /** How long any one wait may take: the server's start, Prometheus's start, a query's answer. */
 const WAIT_MS = 45_000;
 
-let passed = 0;
-let failed = 0;
-
-/** Runs one check; it passes unless `body` throws. */
-async function check(name: string, body: () => Promise<void> | void): Promise<void> {
-  try {
-    await body();
-    passed++;
-    console.log(`PASS ${name}`);
-  } catch (error) {
-    failed++;
-    console.log(`FAIL ${name}\n${error instanceof Error ? error.message : String(error)}`);
-  }
-}
+const { check, fail, anyFailed, finish } = createChecks("prometheus");
 
 /** A started process, its output so far, and how to stop it. */
 interface Started {
@@ -119,7 +107,7 @@ async function main(): Promise<void> {
     await check("prometheus and promtool are installed (apt-get install prometheus)", () => {
       for (const tool of ["prometheus", "promtool"]) if (Bun.which(tool) === null) throw new Error(`${tool} is not on the PATH`);
     });
-    if (failed > 0) return;
+    if (anyFailed()) return;
 
     // The limit is low enough that the traffic gets some 429s, so their rate shows too.
     const server = spawn([join(ROOT, "node_modules", ".bin", "bun"), "adapters/server/start-bun.ts"], {
@@ -194,9 +182,5 @@ async function main(): Promise<void> {
   }
 }
 
-await main().catch((error: unknown) => {
-  failed++;
-  console.log(`FAIL the check stopped\n${error instanceof Error ? error.stack : String(error)}`);
-});
-console.log(`prometheus: ${passed} passed, ${failed} failed`);
-process.exitCode = failed > 0 ? 1 : 0;
+await main().catch((error: unknown) => fail("the check stopped", error));
+finish();
