@@ -11,7 +11,7 @@ import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { RateLimit } from "./rate-limit.ts";
 import { createKeyChecker } from "./auth.ts";
-import { createContext, joinHeaders, NO_HEADERS } from "./context.ts";
+import { joinHeaders, NO_HEADERS, RequestContext } from "./context.ts";
 import { createCors } from "./cors.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { createDeprecationHeaders } from "./deprecation.ts";
@@ -165,10 +165,10 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });
     }
     const { store } = options;
-    const { context, madeHere } = createContext({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
+    const context = new RequestContext({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
     const response = await match.route.handler(context);
     // An answer the handler made some other way gets the route's headers here.
-    return prepared === NO_HEADERS || madeHere(response) ? response : withHeaders(response, prepared);
+    return prepared === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, prepared);
   }
 
   /** The methods a request's path answers, for a CORS preflight; `undefined` where nothing does. */

@@ -55,49 +55,77 @@ export interface ContextParts extends Pick<Context, "request" | "query" | "param
   readonly texts: PetTexts;
 }
 
-/** A handler's context, and whether an answer was made through it (and so carries the prepared headers). */
-export interface MadeContext {
-  readonly context: Context;
-  madeHere(response: Response): boolean;
-}
+/**
+ * The context of one request, and whether an answer was made through it (and so carries the
+ * prepared headers). A class, so a request costs one object and no functions of its own.
+ */
+export class RequestContext implements Context {
+  readonly request: Request;
+  readonly query: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly store: PetStore;
+  readonly maxBodyBytes: number;
+  readonly baseUrl: string;
+  readonly idempotency: IdempotencyGuard;
+  readonly #prepared: Readonly<Record<string, string>>;
+  readonly #texts: PetTexts;
+  #made: Response | undefined;
 
-/** The context of one request. */
-export function createContext(parts: ContextParts): MadeContext {
-  const { request, prepared, texts } = parts;
-  let made: Response | undefined;
-  function mark(response: Response): Response {
-    made = response;
+  constructor(parts: ContextParts) {
+    this.request = parts.request;
+    this.query = parts.query;
+    this.params = parts.params;
+    this.store = parts.store;
+    this.maxBodyBytes = parts.maxBodyBytes;
+    this.baseUrl = parts.baseUrl;
+    this.idempotency = parts.idempotency;
+    this.#prepared = parts.prepared;
+    this.#texts = parts.texts;
+  }
+
+  json(status: number, text: string, headers?: Readonly<Record<string, string>>): Response {
+    return this.#mark(jsonResponse(status, text, this.#merged(headers)));
+  }
+
+  error(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Response {
+    return this.#mark(errorResponse(code, message, this.#merged(headers)));
+  }
+
+  unchanging(text: string, headers?: Readonly<Record<string, string>>): Response {
+    const extra = this.#merged(headers);
+    const tag = this.#texts.tag(text);
+    if (!ifNoneMatchHits(this.request.headers.get("if-none-match"), tag)) {
+      return this.#mark(new Response(text, { status: 200, headers: this.#texts.taggedHeaders(text, extra) }));
+    }
+    return this.#mark(notModified(text, { ...extra, etag: tag }));
+  }
+
+  current(text: string): Response {
+    if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#mark(jsonResponse(200, text, this.#prepared));
+    return this.#mark(notModified(text, this.#prepared));
+  }
+
+  petJson(pet: Pet): string {
+    return this.#texts.pet(pet);
+  }
+
+  pageJson(pets: readonly Pet[]): string {
+    return this.#texts.page(pets);
+  }
+
+  /** Whether `response` is the last answer made through this context. */
+  madeHere(response: Response): boolean {
+    return response === this.#made;
+  }
+
+  #mark(response: Response): Response {
+    this.#made = response;
     return response;
   }
-  function merged(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
-    return headers === undefined ? prepared : joinHeaders(prepared, headers);
+
+  #merged(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+    return headers === undefined ? this.#prepared : joinHeaders(this.#prepared, headers);
   }
-  const context: Context = {
-    request,
-    query: parts.query,
-    params: parts.params,
-    store: parts.store,
-    maxBodyBytes: parts.maxBodyBytes,
-    baseUrl: parts.baseUrl,
-    idempotency: parts.idempotency,
-    json: (status, text, headers) => mark(jsonResponse(status, text, merged(headers))),
-    error: (code, message, headers) => mark(errorResponse(code, message, merged(headers))),
-    unchanging(text, headers) {
-      const extra = merged(headers);
-      const tag = texts.tag(text);
-      if (!ifNoneMatchHits(request.headers.get("if-none-match"), tag)) {
-        return mark(new Response(text, { status: 200, headers: texts.taggedHeaders(text, extra) }));
-      }
-      return mark(notModified(text, { ...extra, etag: tag }));
-    },
-    current(text) {
-      if (request.headers.get("if-none-match")?.trim() !== "*") return mark(jsonResponse(200, text, prepared));
-      return mark(notModified(text, prepared));
-    },
-    petJson: texts.pet,
-    pageJson: texts.page,
-  };
-  return { context, madeHere: (response) => response === made };
 }
 
 /** Both sets of headers; a name in both (two `Link`s) gets both values, as `Headers.append` would. */
