@@ -2,18 +2,19 @@ import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts";
 import { createAccessLog, requestLineJson, visible } from "../adapters/server/access-log.ts";
-import { createLineWriter } from "../adapters/server/_line-writer.ts";
+import { createBatch } from "../adapters/server/_batch.ts";
 import { rawTarget } from "../src/_request-target.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 
-/** An app over a fresh memory store wrapped in a log that records its lines. */
+/** An app over a fresh memory store wrapped in a log that records its lines; reading them flushes the log. */
 function loggedApp(format: LogFormat = "json", store: PetStore = createMemoryStore()) {
   const lines: string[] = [];
   const errors: string[] = [];
   const log = createAccessLog({ format, write: (line) => lines.push(line), writeError: (line) => errors.push(line) });
   const app = log.wrap(testApp({ store, onError: log.reportError }));
-  return { app, lines, errors, records: () => lines.map((line) => JSON.parse(line) as RequestRecord) };
+  const written = () => (log.flush(), lines);
+  return { app, lines: written, errors, records: () => written().map((line) => JSON.parse(line) as RequestRecord) };
 }
 
 describe("access log", () => {
@@ -61,7 +62,7 @@ describe("access log", () => {
     const { app, lines } = loggedApp("text");
     await post(app, { name: "Rex", categoryId: 1 }, { "idempotency-key": "secret-retry-key" });
     await call(app, "/v1/pets", { headers: { authorization: "Bearer wrong-secret" } });
-    const log = lines.join("\n");
+    const log = lines().join("\n");
     for (const secret of [KEY, "wrong-secret", "Bearer", "secret-retry-key"]) expect(log).not.toContain(secret);
   });
 
@@ -69,7 +70,7 @@ describe("access log", () => {
     const { app, lines } = loggedApp("text");
     const response = await get(app, "/v1/pets?limit=1");
     const id = response.headers.get("x-request-id");
-    expect(lines).toEqual([expect.stringMatching(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=1 200 2 [0-9.]+ms$`))]);
+    expect(lines()).toEqual([expect.stringMatching(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=1 200 2 [0-9.]+ms$`))]);
   });
 
   test("HEAD and 304 log the length a GET would send", async () => {
@@ -118,6 +119,7 @@ describe("access log", () => {
     const app = log.wrap(testApp());
     const response = await post(app, { name: "Rex", categoryId: 1 });
     expect(response.status).toBe(201);
+    log.flush();
     expect(errors).toEqual([expect.stringContaining("disk full")]);
   });
 
@@ -132,25 +134,25 @@ describe("access log", () => {
   });
 });
 
-describe("line writer", () => {
-  test("lines pushed together are written together once, whole and in order, within 10 ms", async () => {
-    const writes: string[] = [];
-    const writer = createLineWriter((text) => writes.push(text));
-    for (let i = 0; i < 3; i++) writer.push(`line ${i}`);
-    expect(writes).toEqual([]);
+describe("batch", () => {
+  test("what is pushed together is handed on together once, in order, within 10 ms", async () => {
+    const handed: number[][] = [];
+    const batch = createBatch<number>((items) => handed.push([...items]));
+    for (let i = 0; i < 3; i++) batch.push(i);
+    expect(handed).toEqual([]);
     await Bun.sleep(30);
-    expect(writes).toEqual(["line 0\nline 1\nline 2\n"]);
+    expect(handed).toEqual([[0, 1, 2]]);
   });
 
-  test("flush writes what waits at once, and a large backlog is written without waiting for the turn", () => {
-    const writes: string[] = [];
-    const writer = createLineWriter((text) => writes.push(text));
-    writer.push("first");
-    writer.flush();
-    expect(writes).toEqual(["first\n"]);
-    for (let i = 0; i < 200; i++) writer.push("x".repeat(99));
-    expect(writes.length).toBeGreaterThan(1);
-    expect(writes.slice(1).every((text) => text.endsWith("\n"))).toBe(true);
+  test("flush hands on what waits at once, and a large backlog is handed on without waiting for the timer", () => {
+    const handed: number[][] = [];
+    const batch = createBatch<number>((items) => handed.push([...items]));
+    batch.push(-1);
+    batch.flush();
+    expect(handed).toEqual([[-1]]);
+    for (let i = 0; i < 200; i++) batch.push(i);
+    expect(handed.length).toBeGreaterThan(1);
+    expect(handed.slice(1).flat()).toEqual([...Array(handed.slice(1).flat().length).keys()]);
   });
 });
 
