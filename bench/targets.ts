@@ -124,7 +124,7 @@ export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile
 }
 
 /** Creates the seed pets one by one, so ids and names line up with the other targets. */
-async function seed(url: string, count: number): Promise<void> {
+export async function seed(url: string, count: number): Promise<void> {
   for (let id = 1; id <= count; id++) {
     const response = await fetch(`${url}/pets`, {
       method: "POST",
