@@ -73,6 +73,18 @@ describe("access log", () => {
     expect(lines()).toEqual([expect.stringMatching(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=1 200 2 [0-9.]+ms$`))]);
   });
 
+  test("an answer that declares no length (a host's own) is logged with its body's bytes, and sent declaring them", async () => {
+    const lines: string[] = [];
+    const log = createAccessLog({ format: "json", write: (line) => lines.push(line) });
+    const hostsOwn = { fetch: () => Promise.resolve(new Response("héllo", { status: 418 })), onError: () => {} };
+    const response = await log.wrap(hostsOwn).fetch(new Request("http://localhost/teapot"));
+    log.flush();
+    expect(response.headers.get("content-length")).toBe("6");
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await response.text()).toBe("héllo");
+    expect(JSON.parse(lines[0]!)).toMatchObject({ requestId: response.headers.get("x-request-id"), target: "/teapot", status: 418, bytes: 6 });
+  });
+
   test("HEAD and 304 log the length a GET would send", async () => {
     const { app, records } = loggedApp();
     await post(app, { name: "Rex", categoryId: 1 });

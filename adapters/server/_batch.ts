@@ -4,9 +4,9 @@
  * first of them, whichever comes first, as pino's buffered destination does with its lines.
  *
  * The log keeps what it learns of each answer and makes and writes the lines of a batch at once:
- * a write per line was a system call per request, and making each line as its request was answered
- * left a Bun getPet at 0.89 of the throughput it has when the lines are made together (`bench/RESULTS.md`,
- * "The access log"). Nothing is lost at a graceful stop, which calls `flush` before the process exits.
+ * a write per line was a system call per request, and making the lines together rather than each as
+ * its request is answered gave a Bun getPet 3–11% more throughput (`bench/RESULTS.md`, "Issue 24,
+ * second session"). Nothing is lost at a graceful stop, which calls `flush` before the process exits.
  */
 
 /** Things waiting to be handed on. */

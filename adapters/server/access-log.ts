@@ -108,7 +108,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
       ids.set(request, requestId);
       return app.fetch(request, connection).then((response) => {
         const declared = declaredLength(response);
-        if (declared === undefined) return withLength(response).then((sized) => noted(request, sized, requestId, started));
+        if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
         return noted(request, response, requestId, started, declared);
       });
     }
@@ -116,7 +116,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   }
 
   /** `response` with its `X-Request-Id`, and noted for the log. */
-  function noted(request: Request, response: Response, requestId: string, started: number, bytes = Number(response.headers.get("content-length"))): Response {
+  function noted(request: Request, response: Response, requestId: string, started: number, bytes: number): Response {
     response.headers.set("x-request-id", requestId);
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs });
@@ -180,12 +180,12 @@ function declaredLength(response: Response): number | undefined {
   return response.status === 204 || response.status === 304 ? 0 : undefined;
 }
 
-/** An answer that declares no length, its body read and put in a new answer that declares it. */
-async function withLength(response: Response): Promise<Response> {
+/** An answer that declares no length, its body read and put in a new answer that declares it; and that length. */
+async function withLength(response: Response): Promise<{ sized: Response; bytes: number }> {
   const body = new Uint8Array(await response.arrayBuffer());
   const headers = new Headers(response.headers);
   headers.set("content-length", String(body.byteLength));
-  return new Response(body, { status: response.status, headers });
+  return { sized: new Response(body, { status: response.status, headers }), bytes: body.byteLength };
 }
 
 /**
