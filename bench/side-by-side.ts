@@ -1,24 +1,29 @@
 /**
  * @module
- * Side by side: variants of the project's standalone server (another checkout, other settings)
- * loaded at the same time, each by its own wrk, so that every variant meets the same machine at
- * every instant and their requests/s compare what a request costs each. On this project's shared
- * 2-core machine one server swings by ±30% between interleaved rounds; side by side, single rounds
- * spread by about ±10% (bench/RESULTS.md, "Issue 24, second session"). For A/B of a change, not for
- * the figures of `npm run bench`.
+ * Side by side: variants of the project's standalone server (another checkout, other settings),
+ * and the runtime's peer, loaded at the same time, each by its own wrk, so that every variant meets
+ * the same machine at every instant and their requests/s compare what a request costs each. The
+ * servers share one core and the wrk processes the other (`taskset`), so the scheduler gives each
+ * server an equal share of the same core: two copies of one server come out within ±5% of each other
+ * in every round, where unpinned they spread ±10% and interleaved rounds of one server ±30% on this
+ * project's 2-core machine (bench/RESULTS.md, "Issue 24, third session"). Each server's CPU time per
+ * request (from `/proc`) is printed beside its rate. For A/B of a change, not for the figures of
+ * `npm run bench`.
  *
  * Run from the repository root:
  *   bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <variant> <variant> ...
- * where a variant is `name[@checkout]=[NAME=value,...]`, e.g.
- *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before=
+ * where a variant is `name[@checkout]=[NAME=value,...]`, `peer=` for Elysia on Bun or Fastify on
+ * Node, or `limit=` for the runtime's bare server sending precomputed answers, e.g.
+ *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before= peer=
  * Settings: BENCH_SECONDS (3), BENCH_ROUNDS (5). Each server holds 1,000 pets in memory and writes
- * its output to `data/bench/side-<name>.log`.
+ * its output to `data/bench/side-<name>.log`. Needs Linux (`taskset`, `/proc`) and two cores.
  */
 import { mkdirSync, openSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { GET_ID, KEY } from "./fixtures.ts";
 import { median } from "./report.ts";
-import { BIN, ROOT, seed } from "./targets.ts";
+import type { Runtime } from "./targets.ts";
+import { BIN, PEER, ROOT, seed } from "./targets.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -31,6 +36,11 @@ interface Variant {
   readonly settings: Record<string, string>;
 }
 
+/** Whether a name is one of the runtimes the project serves on. */
+function isRuntime(name: string): name is Runtime {
+  return name === "bun" || name === "deno" || name === "node";
+}
+
 /** A variant from `name[@checkout]=[NAME=value,...]`. */
 function parseVariant(text: string): Variant {
   const match = /^([\w.-]+)(?:@([^=]+))?=(.*)$/.exec(text);
@@ -39,59 +49,98 @@ function parseVariant(text: string): Variant {
   return { name: match[1]!, checkout: resolve(match[2] ?? ROOT), settings };
 }
 
-/** The command that runs the standalone server of a checkout on a runtime. */
-function serverCommand(runtime: string): string[] {
-  if (runtime === "bun") return [join(BIN, "bun"), "adapters/server/start-bun.ts"];
-  if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "adapters/server/start-deno.ts"];
-  return ["node", "--import", "tsx", "adapters/server/start-node.ts"];
+/** The benchmark's own server a variant name stands for (`peer`, `limit`), if it names one. */
+function targetOf(runtime: Runtime, variant: Variant): string | undefined {
+  return variant.name === "peer" ? PEER[runtime] : variant.name === "limit" ? "limit" : undefined;
 }
 
+/** The command that runs a variant on a runtime: the standalone server of its checkout, or the benchmark's own. */
+function serverCommand(runtime: Runtime, variant: Variant): string[] {
+  const target = targetOf(runtime, variant);
+  const entry = target === undefined ? `adapters/server/start-${runtime}.ts` : join(import.meta.dir, "servers", `${target}-${runtime}.ts`);
+  if (runtime === "bun") return [join(BIN, "bun"), entry];
+  if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", entry];
+  return ["node", "--import", "tsx", entry];
+}
+
+/** The core the servers share; the wrk processes run on the other. */
+const SERVER_CORE = "1";
+const LOAD_CORE = "0";
+
 /** Starts a variant's server, waits until it listens, and seeds it. */
-async function startVariant(runtime: string, variant: Variant): Promise<{ url: string; stop: () => void }> {
+async function startVariant(runtime: Runtime, variant: Variant): Promise<{ url: string; pid: number; stop: () => void }> {
   const output = join(ROOT, "data", "bench", `side-${variant.name}.log`);
-  const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE: "memory", ...variant.settings };
-  const child = Bun.spawn(serverCommand(runtime), { cwd: variant.checkout, env, stdout: openSync(output, "w"), stderr: "inherit" });
+  const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE: "memory", PETS: "1000", ...variant.settings };
+  const child = Bun.spawn(["taskset", "-c", SERVER_CORE, ...serverCommand(runtime, variant)], { cwd: variant.checkout, env, stdout: openSync(output, "w"), stderr: "inherit" });
   const started = Date.now();
   let url: string | undefined;
   while ((url = /listening on (\S+)/.exec(readFileSync(output, "utf8"))?.[1]) === undefined) {
     if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`${variant.name} did not start: ${readFileSync(output, "utf8")}`);
     await Bun.sleep(50);
   }
-  await seed(url, 1000);
-  return { url, stop: () => child.kill("SIGKILL") };
+  // The benchmark's own servers hold their PETS pets from the start.
+  if (targetOf(runtime, variant) === undefined) await seed(url, 1000);
+  return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
 }
 
-/** Loads every URL at once for `seconds`, each with its own wrk; requests/s by URL, in order. */
-async function loadTogether(urls: readonly string[], scenario: string, seconds: number): Promise<number[]> {
-  const runs = urls.map((url) => {
-    const argv = ["wrk", "-t1", "-c16", `-d${seconds}s`, "-H", `Authorization: Bearer ${KEY}`];
+/**
+ * The CPU time a process has used, in microseconds, from `/proc/<pid>/stat` (user and system time of
+ * all its threads, in clock ticks of 10 ms): Linux only.
+ */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  // After the name: state is field 3, utime 14 and stime 15 (proc(5)).
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** One server's share of a round: requests/s, and CPU microseconds per request. */
+interface Share {
+  readonly rate: number;
+  readonly cpuPerRequest: number;
+}
+
+/** Loads every server at once for `seconds`, each with its own wrk; each one's share, in order. */
+async function loadTogether(servers: readonly { url: string; pid: number }[], scenario: string, seconds: number): Promise<Share[]> {
+  const before = servers.map((server) => cpuMicros(server.pid));
+  const runs = servers.map(({ url }) => {
+    const argv = ["taskset", "-c", LOAD_CORE, "wrk", "-t1", "-c16", `-d${seconds}s`, "-H", `Authorization: Bearer ${KEY}`];
     if (scenario === "create") argv.push("-s", join(import.meta.dir, "post.lua"));
     return new Response(Bun.spawn([...argv, url + PATHS[scenario]]).stdout).text();
   });
-  return (await Promise.all(runs)).map((text) => Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN));
+  const texts = await Promise.all(runs);
+  return texts.map((text, i) => {
+    const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? Number.NaN);
+    const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
+    return { rate, cpuPerRequest: (cpuMicros(servers[i]!.pid) - before[i]!) / requests };
+  });
 }
 
 const [runtime, scenario, ...specs] = process.argv.slice(2);
-if (runtime === undefined || !["bun", "deno", "node"].includes(runtime) || scenario === undefined || PATHS[scenario] === undefined || specs.length < 2) {
-  console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...]> <...> (two or more)");
+if (runtime === undefined || !isRuntime(runtime) || scenario === undefined || PATHS[scenario] === undefined || specs.length < 2) {
+  console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...] | peer= | limit=> <...> (two or more)");
   process.exit(2);
 }
 const variants = specs.map(parseVariant);
+if (variants.some((variant) => variant.name === "peer") && PEER[runtime] === undefined) {
+  console.error(`${runtime} has no peer to compare with`);
+  process.exit(2);
+}
 mkdirSync(join(ROOT, "data", "bench"), { recursive: true });
 const servers = await Promise.all(variants.map((variant) => startVariant(runtime, variant)));
 try {
-  const urls = servers.map((server) => server.url);
-  await loadTogether(urls, scenario, 1);
-  const rounds: number[][] = [];
+  await loadTogether(servers, scenario, 1);
+  const rounds: Share[][] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    rounds.push(await loadTogether(urls, scenario, SECONDS));
-    console.log(`round ${round}: ${variants.map((variant, i) => `${variant.name} ${Math.round(rounds.at(-1)![i]!)}`).join(", ")}`);
+    rounds.push(await loadTogether(servers, scenario, SECONDS));
+    console.log(`round ${round}: ${variants.map((variant, i) => `${variant.name} ${Math.round(rounds.at(-1)![i]!.rate)} (${rounds.at(-1)![i]!.cpuPerRequest.toFixed(1)} µs)`).join(", ")}`);
   }
   const first = variants[0]!.name;
   for (const [i, variant] of variants.entries()) {
-    const rates = rounds.map((round) => round[i]!);
-    const ratios = rounds.map((round) => round[i]! / round[0]!);
-    console.log(`${variant.name}: median ${Math.round(median(rates)).toLocaleString("en-US")} req/s, ${median(ratios).toFixed(2)} of ${first} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+    const rates = rounds.map((round) => round[i]!.rate);
+    const ratios = rounds.map((round) => round[i]!.rate / round[0]!.rate);
+    const costs = rounds.map((round) => round[i]!.cpuPerRequest / round[0]!.cpuPerRequest);
+    console.log(`${variant.name}: median ${Math.round(median(rates)).toLocaleString("en-US")} req/s, ${median(ratios).toFixed(2)} of ${first} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); ` +
+      `CPU ${median(rounds.map((round) => round[i]!.cpuPerRequest)).toFixed(1)} µs a request, ${median(costs).toFixed(2)} of ${first}'s (rounds ${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)})`);
   }
 } finally {
   for (const server of servers) server.stop();
