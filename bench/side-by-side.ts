@@ -13,7 +13,8 @@
  * Run from the repository root:
  *   bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <variant> <variant> ...
  * where a variant is `name[@checkout]=[NAME=value,...]`, `peer=` for Elysia on Bun or Fastify on
- * Node, or `limit=` for the runtime's bare server sending precomputed answers, e.g.
+ * Node (`peer-<name>=` for another copy with other settings: `peer-log=PEER_LOG=on` is Fastify with
+ * its own log on), or `limit=` for the runtime's bare server sending precomputed answers, e.g.
  *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before= peer=
  * Settings: BENCH_SECONDS (3), BENCH_ROUNDS (5). Each server holds 1,000 pets in memory and writes
  * its output to `data/bench/side-<name>.log`. Needs Linux (`taskset`, `/proc`) and two cores.
@@ -49,9 +50,14 @@ function parseVariant(text: string): Variant {
   return { name: match[1]!, checkout: resolve(match[2] ?? ROOT), settings };
 }
 
+/** Whether a variant is the runtime's peer (`peer`, or `peer-<name>` with other settings). */
+function isPeer(variant: Variant): boolean {
+  return variant.name === "peer" || variant.name.startsWith("peer-");
+}
+
 /** The benchmark's own server a variant name stands for (`peer`, `limit`), if it names one. */
 function targetOf(runtime: Runtime, variant: Variant): string | undefined {
-  return variant.name === "peer" ? PEER[runtime] : variant.name === "limit" ? "limit" : undefined;
+  return isPeer(variant) ? PEER[runtime] : variant.name === "limit" ? "limit" : undefined;
 }
 
 /** The command that runs a variant on a runtime: the standalone server of its checkout, or the benchmark's own. */
@@ -117,11 +123,11 @@ async function loadTogether(servers: readonly { url: string; pid: number }[], sc
 
 const [runtime, scenario, ...specs] = process.argv.slice(2);
 if (runtime === undefined || !isRuntime(runtime) || scenario === undefined || PATHS[scenario] === undefined || specs.length < 2) {
-  console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...] | peer= | limit=> <...> (two or more)");
+  console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...] | peer[-<name>]=[...] | limit=> <...> (two or more)");
   process.exit(2);
 }
 const variants = specs.map(parseVariant);
-if (variants.some((variant) => variant.name === "peer") && PEER[runtime] === undefined) {
+if (variants.some(isPeer) && PEER[runtime] === undefined) {
   console.error(`${runtime} has no peer to compare with`);
   process.exit(2);
 }

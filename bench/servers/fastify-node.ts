@@ -41,7 +41,9 @@ const ERROR_CODES: Record<number, string> = { 400: "invalid_body", 413: "payload
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
 // Fastify strips unknown body fields by default; the API refuses them, as the project does.
-const app = Fastify({ ajv: { customOptions: { removeAdditional: false } } });
+// PEER_LOG=on turns on Fastify's own log (pino, JSON lines on stdout) the way its users do, to
+// compare like with like against the project's default, which logs.
+const app = Fastify({ ajv: { customOptions: { removeAdditional: false } }, logger: process.env.PEER_LOG === "on" });
 
 app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
   const refused = refusedKey(request.headers.authorization);
