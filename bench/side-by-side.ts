@@ -24,7 +24,7 @@ import { join, resolve } from "node:path";
 import { GET_ID, KEY } from "./fixtures.ts";
 import { median } from "./report.ts";
 import type { Runtime } from "./targets.ts";
-import { BIN, PEER, ROOT, seed } from "./targets.ts";
+import { PEER, ROOT, runArgv, seed } from "./targets.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -63,10 +63,7 @@ function targetOf(runtime: Runtime, variant: Variant): string | undefined {
 /** The command that runs a variant on a runtime: the standalone server of its checkout, or the benchmark's own. */
 function serverCommand(runtime: Runtime, variant: Variant): string[] {
   const target = targetOf(runtime, variant);
-  const entry = target === undefined ? `adapters/server/start-${runtime}.ts` : join(import.meta.dir, "servers", `${target}-${runtime}.ts`);
-  if (runtime === "bun") return [join(BIN, "bun"), entry];
-  if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", entry];
-  return ["node", "--import", "tsx", entry];
+  return runArgv(runtime, target === undefined ? `adapters/server/start-${runtime}.ts` : join(import.meta.dir, "servers", `${target}-${runtime}.ts`));
 }
 
 /** The core the servers share; the wrk processes run on the other. */

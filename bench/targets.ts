@@ -77,21 +77,22 @@ export interface Server {
   stop(): void;
 }
 
+/** The argv that runs a TypeScript entry point on a runtime, from the entry's working folder. */
+export function runArgv(runtime: Runtime, entry: string): string[] {
+  if (runtime === "bun") return [join(BIN, "bun"), entry];
+  if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", entry];
+  return ["node", "--import", "tsx", entry];
+}
+
 /** The command that starts a target on a runtime, and its working folder. */
 function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } {
-  const denoRun = [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run"];
   if (kind.startsWith("project")) {
     const cwd = kind === "project-before" ? baseline() : ROOT;
     // Earlier versions kept the start scripts beside the adapters.
     const entry = existsSync(join(cwd, "adapters", "server", `start-${runtime}.ts`)) ? `adapters/server/start-${runtime}.ts` : `adapters/start-${runtime}.ts`;
-    if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd };
-    if (runtime === "deno") return { argv: [...denoRun, entry], cwd };
-    return { argv: ["node", "--import", "tsx", entry], cwd };
+    return { argv: runArgv(runtime, entry), cwd };
   }
-  const entry = `servers/${kind}-${runtime}.ts`;
-  if (runtime === "bun") return { argv: [join(BIN, "bun"), entry], cwd: import.meta.dir };
-  if (runtime === "deno") return { argv: [...denoRun, entry], cwd: import.meta.dir };
-  return { argv: ["node", "--import", "tsx", entry], cwd: import.meta.dir };
+  return { argv: runArgv(runtime, `servers/${kind}-${runtime}.ts`), cwd: import.meta.dir };
 }
 
 /** The checkout `project-before` runs from. */
