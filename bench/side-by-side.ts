@@ -13,8 +13,8 @@
  * Run from the repository root:
  *   bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <variant> <variant> ...
  * where a variant is `name[@checkout]=[NAME=value,...]`, `peer=` for Elysia on Bun or Fastify on
- * Node (`peer-<name>=` for another copy with other settings: `peer-log=PEER_LOG=on` is Fastify with
- * its own log on), or `limit=` for the runtime's bare server sending precomputed answers, e.g.
+ * Node (`peer-<name>=` for another copy with other settings: `peer-log=PEER_LOG=on` is the peer with
+ * a request log on), or `limit=` for the runtime's bare server sending precomputed answers, e.g.
  *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before= peer=
  * Settings: BENCH_SECONDS (3), BENCH_ROUNDS (5). Each server holds 1,000 pets in memory and writes
  * its output to `data/bench/side-<name>.log`. Needs Linux (`taskset`, `/proc`) and two cores.

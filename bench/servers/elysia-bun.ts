@@ -4,6 +4,7 @@
  * (compiled by Elysia), the key checked in a `beforeHandle` hook, errors rendered in `onError`, an
  * in-memory `Map`. The peer the project is measured against on Bun.
  */
+import { logger } from "@bogeychan/elysia-logger";
 import { Elysia, t, ValidationError } from "elysia";
 import type { ErrorObject } from "./peer-api.ts";
 import { createPetMap, deprecationHeaders, nextLink, originOf, refusedKey, STATUSES } from "./peer-api.ts";
@@ -21,7 +22,12 @@ function refuseAs(code: string, action: string) {
   };
 }
 
-const app = new Elysia({ prefix: "/v1" })
+// PEER_LOG=on adds the request log an Elysia user adds (Elysia has none of its own):
+// @bogeychan/elysia-logger, pino's JSON lines on stdout, one a request. Before the routes, so it sees them.
+const base = new Elysia({ prefix: "/v1" });
+const app = (process.env.PEER_LOG === "on" ? base.use(logger()) : base) as typeof base;
+
+app
   .onError(({ code, set }): ErrorObject | undefined => {
     if (code !== "NOT_FOUND") return undefined;
     set.status = 404;
