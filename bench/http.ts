@@ -17,7 +17,7 @@ import { GET_ID, KEY } from "./fixtures.ts";
 import type { Measure } from "./report.ts";
 import { median, rateCell, rateMedian, ratioCell, replaceGeneratedBlock } from "./report.ts";
 import type { Kind, Role, Runtime, Scenario, Server } from "./targets.ts";
-import { BIN, PEER, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
+import { BIN, PEER, PEER_WITH_LOG, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
 
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -203,29 +203,30 @@ const others = (runtime: Runtime, scenario: Scenario, project: Kind) => ({
   limit: runsOf(runtime, scenario, "limit"),
   hono: runsOf(runtime, scenario, "hono"),
   peer: runsOf(runtime, scenario, PEER[runtime]),
+  peerLog: runsOf(runtime, scenario, PEER_WITH_LOG[runtime]),
   direct: project === "project" ? runsOf(runtime, scenario, "direct") : undefined,
 });
 
 const table: string[] = [
-  "| runtime | scenario | rounds | limit req/s | Hono req/s | peer | peer req/s | direct req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/Hono | project/peer | project/direct |",
-  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+  "| runtime | scenario | rounds | limit req/s | Hono req/s | peer | peer req/s | peer with its log req/s | direct req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/Hono | project/peer | project/peer with its log | project/direct |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...rows(({ runtime, scenario, project, label }) => {
     const own = runsOf(runtime, scenario, project);
-    const { limit, hono, peer, direct } = others(runtime, scenario, project);
+    const { limit, hono, peer, peerLog, direct } = others(runtime, scenario, project);
     const latency = `${mid(runtime, scenario, project, "p50").toFixed(2)} / ${mid(runtime, scenario, project, "p99").toFixed(2)}`;
-    return `| ${runtime} | ${label} | ${own?.length ?? 0} | ${rateCell(limit)} | ${rateCell(hono)} | ${peer === undefined ? "–" : peerName(runtime)} | ${rateCell(peer)} | ${rateCell(direct)} | ${rateCell(own)} | ${latency} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} | ${ratioCell(own, direct)} |`;
+    return `| ${runtime} | ${label} | ${own?.length ?? 0} | ${rateCell(limit)} | ${rateCell(hono)} | ${peer === undefined ? "–" : peerName(runtime)} | ${rateCell(peer)} | ${rateCell(peerLog)} | ${rateCell(direct)} | ${rateCell(own)} | ${latency} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} | ${ratioCell(own, peerLog)} | ${ratioCell(own, direct)} |`;
   }),
 ];
 
 /** The README's shorter table: medians, and ratios with the range of the single rounds' ratios. */
 const readmeTable: string[] = [
-  "| runtime | scenario | limit | Hono | Elysia (Bun) / Fastify (Node) | project | project/limit | project/Hono | project/Elysia or Fastify |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| runtime | scenario | limit | Hono | Elysia (Bun) / Fastify (Node) | the same with its log | project | project/limit | project/Hono | project/Elysia or Fastify | project/the same with its log |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
   ...rows(({ runtime, scenario, project, label }) => {
     const own = runsOf(runtime, scenario, project);
-    const { limit, hono, peer } = others(runtime, scenario, project);
+    const { limit, hono, peer, peerLog } = others(runtime, scenario, project);
     const runtimeName = { bun: "Bun", deno: "Deno", node: "Node" }[runtime];
-    return `| ${runtimeName} | ${label} | ${rateMedian(limit)} | ${rateMedian(hono)} | ${rateMedian(peer)} | ${rateMedian(own)} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} |`;
+    return `| ${runtimeName} | ${label} | ${rateMedian(limit)} | ${rateMedian(hono)} | ${rateMedian(peer)} | ${rateMedian(peerLog)} | ${rateMedian(own)} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} | ${ratioCell(own, peerLog)} |`;
   }),
 ];
 
@@ -247,7 +248,9 @@ const report = [
   "Requests/s as the median over the rounds (lowest–highest round); ratios as the ratio of the medians (lowest–highest",
   "ratio of a single round: the targets are interleaved, so within a round they met the same machine). Absolute req/s",
   "are noise on a shared 2-core machine; the ratios are the figures. The peer is Elysia on Bun and Fastify on Node, each",
-  "written the idiomatic way (`bench/servers/`); every target answered the benchmark's requests as the project does",
+  "written the idiomatic way (`bench/servers/`), as its users get it and with the request log they turn on (`PEER_LOG=on`:",
+  "Fastify's `logger: true`, Elysia with `@bogeychan/elysia-logger`, both pino); the project rows without a setting are the",
+  "default `npm start` runs, its access log on. Every target answered the benchmark's requests as the project does",
   "before it was measured (`bench/equivalence.ts`).",
   "`sold-1k`/`sold-1M`: `GET /v1/pets?status=sold&limit=20` with 1,000 / 1,000,000 pets stored, only the last 20 sold.",
   "",

@@ -10,12 +10,13 @@ import { KEY, seedPet } from "./fixtures.ts";
 /** A runtime the benchmark runs on. */
 export type Runtime = "bun" | "deno" | "node";
 /**
- * A server measured: the limit, a framework peer, the core behind minimal code, or the project: as
- * `npm start` runs it (`project`: default settings, the access log on, written to a file), with
- * one setting changed (`PROJECT_SETTINGS`), or an earlier version of it (`project-before`).
+ * A server measured: the limit, a framework peer (as its users get it, or with the request log they
+ * turn on: `elysia-log`, `fastify-log`), the core behind minimal code, or the project: as `npm start`
+ * runs it (`project`: default settings, the access log on, written to a file), with one setting
+ * changed (`SETTINGS`), or an earlier version of it (`project-before`).
  */
 export type Kind =
-  | "limit" | "hono" | "elysia" | "fastify" | "direct"
+  | "limit" | "hono" | "elysia" | "elysia-log" | "fastify" | "fastify-log" | "direct"
   | "project" | "project-deno-serve" | "project-file" | "project-log-off" | "project-before"
   | "project-cors" | "project-rate-limit" | "project-metrics";
 /** A measured request, and the store behind it. */
@@ -27,8 +28,10 @@ export type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "crea
  */
 const EXTRA = (process.env.BENCH_EXTRA ?? "").split(",").filter((name) => name !== "").map((name) => `project-${name}` as Kind);
 
-/** The settings that set each project row apart from the default, which `npm start` runs. */
-const PROJECT_SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
+/** The settings that set a target apart from its default: the project's from what `npm start` runs, a peer's log. */
+const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
+  "elysia-log": { PEER_LOG: "on" },
+  "fastify-log": { PEER_LOG: "on" },
   "project-file": { STORE: "file" },
   "project-deno-serve": { DENO_SERVER: "Deno.serve" },
   "project-log-off": { LOG: "off" },
@@ -48,17 +51,26 @@ export const BIN = join(ROOT, "node_modules", ".bin");
  * minimal node:http code: project/direct is the Node adapter's own cost.
  */
 export const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
-  get: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
+  list: ["limit", "hono", "elysia", "elysia-log", "fastify", "fastify-log", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
+  get: ["limit", "hono", "elysia", "elysia-log", "fastify", "fastify-log", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
   "sold-1k": ["limit", "hono", "elysia", "fastify", "project"],
   "sold-1M": ["limit", "hono", "elysia", "fastify", "project-file"],
-  create: ["limit", "hono", "elysia", "fastify", "direct", "project", "project-log-off", "project-deno-serve", "project-file", ...EXTRA],
+  create: ["limit", "hono", "elysia", "elysia-log", "fastify", "fastify-log", "direct", "project", "project-log-off", "project-deno-serve", "project-file", ...EXTRA],
   "create-c64": ["elysia", "fastify", "project", "project-file"],
 };
 /** Targets that exist on one runtime only. */
-const ONLY_ON: Partial<Record<Kind, Runtime>> = { direct: "node", elysia: "bun", fastify: "node", "project-deno-serve": "deno" };
+const ONLY_ON: Partial<Record<Kind, Runtime>> = {
+  direct: "node",
+  elysia: "bun",
+  "elysia-log": "bun",
+  fastify: "node",
+  "fastify-log": "node",
+  "project-deno-serve": "deno",
+};
 /** The framework peer each runtime is held against, beside Hono. */
 export const PEER: Record<Runtime, Kind | undefined> = { bun: "elysia", deno: undefined, node: "fastify" };
+/** The same peer with the request log its users turn on, to hold the default's log against (`PEER_LOG=on`). */
+export const PEER_WITH_LOG: Record<Runtime, Kind | undefined> = { bun: "elysia-log", deno: undefined, node: "fastify-log" };
 /** Rows measured on Bun and Node only, where the project is held against a framework peer. */
 const PEER_RUNTIMES_ONLY: ReadonlySet<Kind> = new Set(["project-cors", "project-rate-limit", "project-metrics"]);
 /** The targets of a scenario on a runtime, in interleaving order. */
@@ -92,7 +104,8 @@ function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } 
     const entry = existsSync(join(cwd, "adapters", "server", `start-${runtime}.ts`)) ? `adapters/server/start-${runtime}.ts` : `adapters/start-${runtime}.ts`;
     return { argv: runArgv(runtime, entry), cwd };
   }
-  return { argv: runArgv(runtime, `servers/${kind}-${runtime}.ts`), cwd: import.meta.dir };
+  // A peer with its log is the peer's own server with PEER_LOG=on.
+  return { argv: runArgv(runtime, `servers/${kind.replace(/-log$/, "")}-${runtime}.ts`), cwd: import.meta.dir };
 }
 
 /** The checkout `project-before` runs from. */
@@ -110,7 +123,7 @@ function baseline(): string {
  */
 export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string, outputFile?: string): Promise<Server> {
   const { argv, cwd } = command(runtime, kind);
-  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), STORE: "memory", ...PROJECT_SETTINGS[kind] } as Record<string, string>;
+  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), STORE: "memory", ...SETTINGS[kind] } as Record<string, string>;
   if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
   const output = outputFile ?? join(ROOT, "data", "bench", `${runtime}-${kind}.log`);
   const child = Bun.spawn(argv, { cwd, env, stdout: openSync(output, "w"), stderr: "inherit" });
