@@ -19,16 +19,17 @@
  * Settings: BENCH_SECONDS (3), BENCH_ROUNDS (5). Each server holds 1,000 pets in memory and writes
  * its output to `data/bench/side-<name>.log`. Needs Linux (`taskset`, `/proc`) and two cores.
  */
-import { mkdirSync, openSync, readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { GET_ID, KEY } from "./fixtures.ts";
+import { KEY } from "./fixtures.ts";
+import type { PinnedServer } from "./pinned.ts";
+import { cpuMicros, loadPinned, PINNED_PATHS, startPinned } from "./pinned.ts";
 import { median } from "./report.ts";
 import type { Runtime } from "./targets.ts";
-import { PEER, ROOT, runArgv, seed } from "./targets.ts";
+import { PEER, ROOT, runArgv } from "./targets.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const PATHS: Record<string, string> = { list: "/pets?limit=20", get: `/pets/${GET_ID}`, create: "/pets" };
 
 /** One server to compare. */
 interface Variant {
@@ -66,34 +67,12 @@ function serverCommand(runtime: Runtime, variant: Variant): string[] {
   return runArgv(runtime, target === undefined ? `adapters/server/start-${runtime}.ts` : join(import.meta.dir, "servers", `${target}-${runtime}.ts`));
 }
 
-/** The core the servers share; the wrk processes run on the other. */
-const SERVER_CORE = "1";
-const LOAD_CORE = "0";
-
-/** Starts a variant's server, waits until it listens, and seeds it. */
-async function startVariant(runtime: Runtime, variant: Variant): Promise<{ url: string; pid: number; stop: () => void }> {
+/** Starts a variant's server pinned, waits until it listens, and seeds it. */
+function startVariant(runtime: Runtime, variant: Variant): Promise<PinnedServer> {
   const output = join(ROOT, "data", "bench", `side-${variant.name}.log`);
   const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE: "memory", PETS: "1000", ...variant.settings };
-  const child = Bun.spawn(["taskset", "-c", SERVER_CORE, ...serverCommand(runtime, variant)], { cwd: variant.checkout, env, stdout: openSync(output, "w"), stderr: "inherit" });
-  const started = Date.now();
-  let url: string | undefined;
-  while ((url = /listening on (\S+)/.exec(readFileSync(output, "utf8"))?.[1]) === undefined) {
-    if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`${variant.name} did not start: ${readFileSync(output, "utf8")}`);
-    await Bun.sleep(50);
-  }
   // The benchmark's own servers hold their PETS pets from the start.
-  if (targetOf(runtime, variant) === undefined) await seed(url, 1000);
-  return { url, pid: child.pid, stop: () => child.kill("SIGKILL") };
-}
-
-/**
- * The CPU time a process has used, in microseconds, from `/proc/<pid>/stat` (user and system time of
- * all its threads, in clock ticks of 10 ms): Linux only.
- */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  // After the name: state is field 3, utime 14 and stime 15 (proc(5)).
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  return startPinned(serverCommand(runtime, variant), { cwd: variant.checkout, env, output, seed: targetOf(runtime, variant) === undefined });
 }
 
 /** One server's share of a round: requests/s, and CPU microseconds per request. */
@@ -103,23 +82,14 @@ interface Share {
 }
 
 /** Loads every server at once for `seconds`, each with its own wrk; each one's share, in order. */
-async function loadTogether(servers: readonly { url: string; pid: number }[], scenario: string, seconds: number): Promise<Share[]> {
-  const before = servers.map((server) => cpuMicros(server.pid));
-  const runs = servers.map(({ url }) => {
-    const argv = ["taskset", "-c", LOAD_CORE, "wrk", "-t1", "-c16", `-d${seconds}s`, "-H", `Authorization: Bearer ${KEY}`];
-    if (scenario === "create") argv.push("-s", join(import.meta.dir, "post.lua"));
-    return new Response(Bun.spawn([...argv, url + PATHS[scenario]]).stdout).text();
-  });
-  const texts = await Promise.all(runs);
-  return texts.map((text, i) => {
-    const requests = Number(/(\d+) requests in/.exec(text)?.[1] ?? Number.NaN);
-    const rate = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
-    return { rate, cpuPerRequest: (cpuMicros(servers[i]!.pid) - before[i]!) / requests };
-  });
+async function loadTogether(servers: readonly PinnedServer[], scenario: string, seconds: number): Promise<Share[]> {
+  const before = servers.map((server) => cpuMicros(server.process.pid));
+  const loads = await Promise.all(servers.map(({ url }) => loadPinned(url, scenario, seconds)));
+  return loads.map(({ rate, requests }, i) => ({ rate, cpuPerRequest: (cpuMicros(servers[i]!.process.pid) - before[i]!) / requests }));
 }
 
 const [runtime, scenario, ...specs] = process.argv.slice(2);
-if (runtime === undefined || !isRuntime(runtime) || scenario === undefined || PATHS[scenario] === undefined || specs.length < 2) {
+if (runtime === undefined || !isRuntime(runtime) || scenario === undefined || PINNED_PATHS[scenario] === undefined || specs.length < 2) {
   console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...] | peer[-<name>]=[...] | limit=> <...> (two or more)");
   process.exit(2);
 }
@@ -146,5 +116,5 @@ try {
       `CPU ${median(rounds.map((round) => round[i]!.cpuPerRequest)).toFixed(1)} µs a request, ${median(costs).toFixed(2)} of ${first}'s (rounds ${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)})`);
   }
 } finally {
-  for (const server of servers) server.stop();
+  for (const server of servers) server.process.kill("SIGKILL");
 }
