@@ -4,7 +4,7 @@
  * written to a file; the memory store with 1,000 pets), pinned to one core and loaded by wrk on the
  * other. Run once as it is, for its rate, its CPU time per request and, where `perf` can sample, that
  * time by where it ran (the kernel, the runtime's native code, JIT-compiled JavaScript); then once
- * with the runtime's CPU profiler on (`--cpu-prof` on Bun and Node, the inspector on Deno), for the
+ * with the runtime's CPU profiler on (Bun's `--cpu-prof`, V8's inspector on Node and Deno), for the
  * main thread's functions by their share of its samples. The profile is kept in `data/bench/profiles/`.
  *
  * Run from the repository root:
@@ -55,14 +55,18 @@ function plainArgv(runtime: Runtime): string[] {
   return runtime === "node" ? [binary!, "--perf-basic-prof", ...args] : [binary!, ...args];
 }
 
-/** The server's argv with its runtime's profiler on. */
+/** The server's argv with its runtime's profiler on: Bun's `--cpu-prof`, V8's inspector on Node and Deno. */
 function profiledArgv(runtime: Runtime, profileDir: string): string[] {
   const [binary, ...args] = runArgv(runtime, entry);
   if (runtime === "deno") return [binary!, args[0]!, "--inspect=127.0.0.1:0", ...args.slice(1)];
+  if (runtime === "node") return [binary!, "--inspect=127.0.0.1:0", ...args];
   return [binary!, "--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${INTERVAL}`, ...args];
 }
 
-/** A profiler driven through the V8 inspector protocol (Deno has no `--cpu-prof`). */
+/**
+ * A profiler driven through the V8 inspector protocol, started and stopped around the load (Deno has
+ * no `--cpu-prof`, and Node's covers the whole life of the process, start-up and stop included).
+ */
 async function startInspectorProfile(stderr: ReadableStream<Uint8Array>): Promise<() => Promise<CpuProfile>> {
   const reader = stderr.getReader();
   const decoder = new TextDecoder();
@@ -139,23 +143,24 @@ const plain = await withServer(plainArgv(runtime), "inherit", async (server) => 
 // Then with the profiler on, for the main thread's functions.
 const profileDir = join(folder, `${name}.tmp`);
 rmSync(profileDir, { recursive: true, force: true });
-const times = await withServer(profiledArgv(runtime, profileDir), runtime === "deno" ? "pipe" : "inherit", async (server) => {
-  const stopInspector = runtime === "deno" ? await startInspectorProfile(server.process.stderr as ReadableStream<Uint8Array>) : undefined;
+const inspected = runtime !== "bun";
+const times = await withServer(profiledArgv(runtime, profileDir), inspected ? "pipe" : "inherit", async (server) => {
+  const stopInspector = inspected ? await startInspectorProfile(server.process.stderr as ReadableStream<Uint8Array>) : undefined;
   await loadPinned(server.url, scenario, 2);
   const loadStarted = performance.now();
   await loadPinned(server.url, scenario, SECONDS);
   const loadEnded = performance.now();
-  const inspected = await stopInspector?.();
+  const stopped = await stopInspector?.();
   server.process.kill("SIGINT");
   await server.process.exited;
   const exited = performance.now();
-  // --cpu-prof covers the whole life of the process and ends at its exit: the load's window is
+  // Bun's --cpu-prof covers the whole life of the process and ends at its exit: the load's window is
   // found back from the end. The inspector's profile covers the load and a little after.
-  const profile = inspected ?? (JSON.parse(readFileSync(join(profileDir, readdirSync(profileDir)[0]!), "utf8")) as CpuProfile);
+  const profile = stopped ?? (JSON.parse(readFileSync(join(profileDir, readdirSync(profileDir)[0]!), "utf8")) as CpuProfile);
   rmSync(profileDir, { recursive: true, force: true });
   await Bun.write(join(folder, `${name}.cpuprofile`), JSON.stringify(profile));
-  const to = profile.endTime - (inspected === undefined ? (exited - loadEnded) * 1000 : 0);
-  const from = inspected === undefined ? to - (loadEnded - loadStarted) * 1000 : profile.startTime;
+  const to = profile.endTime - (stopped === undefined ? (exited - loadEnded) * 1000 : 0);
+  const from = stopped === undefined ? to - (loadEnded - loadStarted) * 1000 : profile.startTime;
   return selfTimes(profile, from, to, checkout);
 });
 report(plain.load.rate, plain.cpuPerRequest, plain.places, times);

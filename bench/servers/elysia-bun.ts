@@ -93,5 +93,5 @@ app
 
 console.log(`listening on http://127.0.0.1:${app.server!.port}/v1`);
 
-// --cpu-prof writes its profile when the process exits: exit on SIGINT rather than die of it (bench/profile.ts).
+// Bun's --cpu-prof writes its profile when the process exits: exit on SIGINT rather than die of it (bench/profile.ts).
 process.on("SIGINT", () => process.exit(0));

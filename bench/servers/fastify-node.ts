@@ -119,6 +119,3 @@ app.get<{ Params: { petId: number } }>("/v1/pets/:petId", {
 });
 
 app.listen({ port: 0, host: "127.0.0.1" }).then((address) => console.log(`listening on ${address}/v1`));
-
-// --cpu-prof writes its profile when the process exits: exit on SIGINT rather than die of it (bench/profile.ts).
-process.on("SIGINT", () => process.exit(0));
