@@ -48,11 +48,15 @@ const folder = join(ROOT, "data", "bench", "profiles");
 const name = `${runtime}-${scenario}${peer === undefined ? "" : `-${peer}`}${settingsText === "" ? "" : `-${settingsText.replace(/[^\w=-]+/g, "_")}`}`;
 mkdirSync(folder, { recursive: true });
 
-/** The server's argv, V8 told to write the perf map that names its JIT-compiled code (Bun's writes one by itself). */
+/**
+ * The server's argv, V8 told to write the perf map that names its JIT-compiled code (Bun writes one
+ * by itself); the small log V8 then keeps goes beside the profiles, not into the working folder.
+ */
 function plainArgv(runtime: Runtime): string[] {
   const [binary, ...args] = runArgv(runtime, entry);
-  if (runtime === "deno") return [binary!, args[0]!, "--v8-flags=--perf-basic-prof", ...args.slice(1)];
-  return runtime === "node" ? [binary!, "--perf-basic-prof", ...args] : [binary!, ...args];
+  const v8Flags = ["--perf-basic-prof", "--no-logfile-per-isolate", `--logfile=${join(folder, `${name}.v8.log`)}`];
+  if (runtime === "deno") return [binary!, args[0]!, `--v8-flags=${v8Flags.join(",")}`, ...args.slice(1)];
+  return runtime === "node" ? [binary!, ...v8Flags, ...args] : [binary!, ...args];
 }
 
 /** The server's argv with its runtime's profiler on: Bun's `--cpu-prof`, V8's inspector on Node and Deno. */
