@@ -14,6 +14,11 @@ import { seed } from "./targets.ts";
 /** What wrk asks for in each scenario, under the base URL. */
 export const PINNED_PATHS: Record<string, string> = { list: "/pets?limit=20", get: `/pets/${GET_ID}`, create: "/pets" };
 
+/** Settings written as `NAME=value,NAME=value` on the command line, as an environment's entries. */
+export function parseSettings(text: string): Record<string, string> {
+  return Object.fromEntries(text.split(",").filter((pair) => pair !== "").map((pair) => pair.split("=", 2) as [string, string]));
+}
+
 /** The core the servers share; the wrk processes run on the other. */
 const SERVER_CORE = "1";
 const LOAD_CORE = "0";

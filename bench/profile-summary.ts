@@ -5,6 +5,7 @@
  * `Profiler.stop` on Deno write), grouped by where each function lives; and the whole process's CPU
  * by where it ran, from `perf report --sort dso`.
  */
+import { median } from "./report.ts";
 
 /** A `.cpuprofile`: the call tree's nodes, the node each sample fell in, and the time between samples (µs). */
 export interface CpuProfile {
@@ -52,11 +53,6 @@ export function selfTimes(profile: CpuProfile, from: number, to: number, root: s
     totals.set(key, { name, origin, micros: (totals.get(key)?.micros ?? 0) + span });
   }
   return [...totals.values()].sort((a, b) => b.micros - a.micros);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1] ?? 0;
 }
 
 /** The self time of each origin, in µs. */

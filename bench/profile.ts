@@ -17,7 +17,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node
 import { basename, join, resolve } from "node:path";
 import { KEY } from "./fixtures.ts";
 import type { PinnedServer } from "./pinned.ts";
-import { cpuMicros, loadPinned, PINNED_PATHS, startPinned } from "./pinned.ts";
+import { cpuMicros, loadPinned, parseSettings, PINNED_PATHS, startPinned } from "./pinned.ts";
 import type { CpuProfile, FunctionTime, Place } from "./profile-summary.ts";
 import { cpuByPlace, selfTimes, timeByOrigin } from "./profile-summary.ts";
 import type { Runtime } from "./targets.ts";
@@ -34,7 +34,7 @@ if ((runtime !== "bun" && runtime !== "deno" && runtime !== "node") || scenario 
   process.exit(2);
 }
 const settingsText = rest.find((arg) => arg.includes("=")) ?? "";
-const settings = Object.fromEntries(settingsText.split(",").filter((pair) => pair !== "").map((pair) => pair.split("=", 2) as [string, string]));
+const settings = parseSettings(settingsText);
 const place = rest.find((arg) => !arg.includes("="));
 const peer = place === "peer" ? PEER[runtime] : undefined;
 if (place === "peer" && peer === undefined) {
@@ -123,7 +123,9 @@ async function perfShares(pid: number, seconds: number, binary: string): Promise
 }
 
 const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE: "memory", PETS: "1000", ...settings };
-const binary = basename(realpathSync(Bun.which(runArgv(runtime, "")[0]!) ?? runArgv(runtime, "")[0]!));
+// The runtime's executable as perf names it (node_modules/.bin/bun is a link to bun.exe).
+const command = runArgv(runtime, entry)[0]!;
+const binary = basename(realpathSync(Bun.which(command) ?? command));
 
 /** Starts the server with `argv` pinned and seeded, loads it for 2 s to warm it, and hands it to `use`; always stops it. */
 async function withServer<T>(argv: string[], stderr: "inherit" | "pipe", use: (server: PinnedServer) => Promise<T>): Promise<T> {

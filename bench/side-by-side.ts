@@ -23,7 +23,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { KEY } from "./fixtures.ts";
 import type { PinnedServer } from "./pinned.ts";
-import { cpuMicros, loadPinned, PINNED_PATHS, startPinned } from "./pinned.ts";
+import { cpuMicros, loadPinned, parseSettings, PINNED_PATHS, startPinned } from "./pinned.ts";
 import { median } from "./report.ts";
 import type { Runtime } from "./targets.ts";
 import { PEER, ROOT, runArgv } from "./targets.ts";
@@ -47,8 +47,7 @@ function isRuntime(name: string): name is Runtime {
 function parseVariant(text: string): Variant {
   const match = /^([\w.-]+)(?:@([^=]+))?=(.*)$/.exec(text);
   if (match === null) throw new Error(`a variant is name[@checkout]=[NAME=value,...], got ${JSON.stringify(text)}`);
-  const settings = Object.fromEntries(match[3]!.split(",").filter((pair) => pair !== "").map((pair) => pair.split("=", 2) as [string, string]));
-  return { name: match[1]!, checkout: resolve(match[2] ?? ROOT), settings };
+  return { name: match[1]!, checkout: resolve(match[2] ?? ROOT), settings: parseSettings(match[3]!) };
 }
 
 /** Whether a variant is the runtime's peer (`peer`, or `peer-<name>` with other settings). */
