@@ -218,8 +218,8 @@ const table: string[] = [
   }),
 ];
 
-/** The README's shorter table: medians, and ratios with the range of the single rounds' ratios. */
-const readmeTable: string[] = [
+/** The shorter table of `docs/benchmarks.md`: medians, and ratios with the range of the single rounds' ratios. */
+const pageTable: string[] = [
   "| runtime | scenario | limit | Hono | Elysia (Bun) / Fastify (Node) | the same with its log | project | project/limit | project/Hono | project/Elysia or Fastify | project/the same with its log |",
   "|---|---|---|---|---|---|---|---|---|---|---|",
   ...rows(({ runtime, scenario, project, label }) => {
@@ -267,12 +267,12 @@ const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "
 const notes = previous.includes(NOTES_HEADING) ? previous.slice(previous.indexOf(NOTES_HEADING)) : "";
 if (FULL_RUN) {
   writeFileSync(resultsPath, notes === "" ? report : `${report}\n${notes}`);
-  const readmePath = join(ROOT, "README.md");
+  const pagePath = join(ROOT, "docs", "benchmarks.md");
   const caption = [
     `HTTP, ${day} (\`npm run bench\`: ${ROUNDS} interleaved rounds of ${SECONDS} s, wrk 32 connections; ${versionLine}).`,
     "Requests/s, medians; each ratio with the lowest–highest ratio of a single round. `sold-1k`/`sold-1M`: the list of",
     "one status with 1,000 / 1,000,000 pets; `create-c64`: creates from 64 connections; file store: the durable JSON file.",
   ];
-  writeFileSync(readmePath, replaceGeneratedBlock(readFileSync(readmePath, "utf8"), [...caption, "", ...readmeTable].join("\n")));
+  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), [...caption, "", ...pageTable].join("\n")));
 }
 console.log(`\n${[...table, "", ...scale].join("\n")}`);

@@ -2,7 +2,7 @@
  * @module
  * How the HTTP benchmark summarises its rounds: medians with their spread, ratios with the spread of
  * the per-round ratios (targets are interleaved, so round by round they met the same machine), and
- * the generated block of the README that a full run replaces.
+ * the generated block of `docs/benchmarks.md` that a full run replaces.
  */
 
 /** One wrk run against one target. */

@@ -8,13 +8,14 @@ const START = "<!-- bench/http.ts writes this table on a full run: start -->";
 const END = "<!-- bench/http.ts: end -->";
 
 describe("the HTTP benchmark's report", () => {
-  test("the README holds the block a full run rewrites, once", () => {
-    const readme = readFileSync("README.md", "utf8");
-    expect([readme.split(START).length - 1, readme.split(END).length - 1]).toEqual([1, 1]);
-    expect(readme.indexOf(START)).toBeLessThan(readme.indexOf(END));
+  test("docs/benchmarks.md holds the block a full run rewrites, once, and the README holds none", () => {
+    const page = readFileSync("docs/benchmarks.md", "utf8");
+    expect([page.split(START).length - 1, page.split(END).length - 1]).toEqual([1, 1]);
+    expect(page.indexOf(START)).toBeLessThan(page.indexOf(END));
+    expect(readFileSync("README.md", "utf8").includes(START)).toBe(false);
   });
 
-  test("a full run replaces only the text between the README's markers", () => {
+  test("a full run replaces only the text between the page's markers", () => {
     const text = `# Title\n\nBefore.\n${START}\nold table\n${END}\nAfter.\n`;
     expect(replaceGeneratedBlock(text, "new table")).toBe(`# Title\n\nBefore.\n${START}\nnew table\n${END}\nAfter.\n`);
   });

@@ -3,13 +3,13 @@ import { readFileSync } from "node:fs";
 import type { ServerProcess } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
 
-/** The README's curl examples, each with the status written above it (`# 201`). */
-const examples = [...readFileSync("README.md", "utf8").matchAll(/```sh\n# (\d{3})\n(curl[\s\S]*?)\n```/g)].map((match) => ({
+/** The curl examples of `docs/api.md` (the README's section "The API" once), each with the status written above it (`# 201`). */
+const examples = [...readFileSync("docs/api.md", "utf8").matchAll(/```sh\n# (\d{3})\n(curl[\s\S]*?)\n```/g)].map((match) => ({
   status: match[1]!,
   command: match[2]!,
 }));
 
-describe("README curl examples", () => {
+describe("docs/api.md curl examples", () => {
   let server: ServerProcess;
   beforeAll(async () => {
     server = await startServer("bun", { STORE: "memory", API_KEYS: "my-secret-key" });
