@@ -1,7 +1,7 @@
 /**
  * @module
  * The HTTP suite against the core served by workerd with the memory store. Run by `run.ts`, which
- * installs the package and bundles the README's Worker example into `EDGE_PROJECT` first.
+ * installs the package and bundles the Worker example of `docs/library.md` into `EDGE_PROJECT` first.
  */
 import { HTTP_SUITE_KEY, httpSuite } from "../test/http-suite.ts";
 import { startWorkerd } from "./workerd.ts";

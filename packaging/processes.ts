@@ -1,6 +1,6 @@
 /**
  * @module
- * Starts the programs under test (the README's examples, workerd) as child processes, waits until
+ * Starts the programs under test (the examples of `docs/library.md`, workerd) as child processes, waits until
  * they serve, and stops them. Every start has a time limit and every process is killed on stop.
  */
 import { createServer } from "node:net";

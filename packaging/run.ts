@@ -4,15 +4,16 @@
  * installs this folder's tools first (hosts, package checkers, Node 22/24/26 binaries, workerd).
  *
  * Packs the tarball (the build runs in `prepack`), installs it into a fresh project in a temp folder,
- * and from there: runs the README's examples on Node 20 (this machine's), 22, 24 and 26, Bun and
- * Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify and `node:http` hosts, and on
- * workerd; type-checks a TypeScript consumer with no DOM lib (`nodenext`, `bundler`) and with it,
- * whose own store passes the exported store contract, run with the README's commands on every Node;
+ * and from there: runs the examples of the README and `docs/library.md` on Node 20 (this machine's),
+ * 22, 24 and 26, Bun and Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify and
+ * `node:http` hosts, and on workerd; type-checks a TypeScript consumer with no DOM lib (`nodenext`,
+ * `bundler`) and with it, whose own store passes the exported store contract, run with the commands
+ * of `docs/stores.md` on every Node;
  * runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`; and generates a typed
  * client from the document a running server serves (`client/`, its own install).
  * Ends with `packaging: N passed, M failed`.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -31,7 +32,7 @@ const NODES: [line: string, path: string][] = [
   ["machine", "node"],
   ...["22", "24", "26"].map((line): [string, string] => [line, join(MODULES, `node${line}`, "bin", "node")]),
 ];
-/** The README's commands that run the store contract on the consumer's own store: Node 22.18 and later strip types, Node 20 needs tsx. */
+/** The commands `docs/stores.md` gives to run the store contract on the consumer's own store: Node 22.18 and later strip types, Node 20 needs tsx. */
 const STORE_CONTRACT_COMMANDS = { stripping: "node --test array-store.test.ts", tsx: "node --import tsx --test array-store.test.ts" };
 /** What the tarball must not hold: the project's own tests, tools and benchmarks. */
 const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/server\//;
@@ -120,6 +121,10 @@ await check("the tarball holds every export's files, and no tests, tools or benc
   expectSame("files missing", exported.filter((file) => !files.includes(file)), []);
   expectSame("files that should not ship", files.filter((file) => NOT_SHIPPED.test(file)), []);
   expectSame("LICENSE, README.md and CHANGELOG.md", ["LICENSE", "README.md", "CHANGELOG.md"].filter((file) => !files.includes(`package/${file}`)), []);
+  // The README links into docs/: its pages ship, its screenshots do not.
+  const pages = readdirSync(join(ROOT, "docs")).filter((file) => file.endsWith(".md")).map((file) => `package/docs/${file}`);
+  expectSame("the pages under docs/ the README links to", pages.filter((file) => !files.includes(file)), []);
+  expectSame("screenshots", files.filter((file) => file.endsWith(".png")), []);
 });
 
 // A fresh project that installs the tarball; hosts and types come from this folder's install.
@@ -140,7 +145,9 @@ const express4 = join(project, "express4");
 mkdirSync(join(express4, "node_modules"), { recursive: true });
 symlinkSync(join(MODULES, "express4"), join(express4, "node_modules", "express"));
 cpSync(join(HERE, "hosts"), express4, { recursive: true });
-const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+/** The pages whose text the checks below look for: the library's hosts, and the store contract's commands. */
+const libraryPage = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
+const storesPage = readFileSync(join(ROOT, "docs", "stores.md"), "utf8");
 
 // The package checkers.
 await check("@arethetypeswrong/cli finds no problem (node10, node16 ESM and CJS, bundler)", () => {
@@ -168,7 +175,7 @@ await check("deno publish --dry-run is clean (no slow types, no excluded-file su
 // The runtimes, each through its adapter.
 for (const [line, node] of NODES) {
   const version = run([node, "--version"], project).trim();
-  await check(`Node ${version}: the README's Node example (plain ESM, no loader) serves a create and a list`, () =>
+  await check(`Node ${version}: the library page's Node example (plain ESM, no loader) serves a create and a list`, () =>
     withExample([node, "node.js"], { DATA_FILE: join(work, `pets-${line}.json`) }, createAndList));
   await check(`Node ${version}: a CommonJS module can require() the package`, () => {
     const output = run([node, "-e", 'const { createApp, createMemoryStore } = require("animal-store"); console.log(typeof createApp(' +
@@ -176,8 +183,8 @@ for (const [line, node] of NODES) {
     expectSame("require output", output.trim().split("\n").at(-1), "function");
   });
 }
-await check("Bun: the README's Bun example serves a create and a list", () => withExample([join(ROOT_BIN, "bun"), "bun.ts"], {}, createAndList));
-await check("Deno: the README's Deno example serves a create and a list", () =>
+await check("Bun: the library page's Bun example serves a create and a list", () => withExample([join(ROOT_BIN, "bun"), "bun.ts"], {}, createAndList));
+await check("Deno: the library page's Deno example serves a create and a list", () =>
   withExample([join(ROOT_BIN, "deno"), "run", "--allow-net=127.0.0.1", "--allow-env=PORT", "deno.ts"], {}, createAndList));
 
 // A TypeScript consumer with its own store, and serving on Node with FastResponse, with no DOM lib
@@ -197,32 +204,36 @@ function expectTestsPassed(output: string): void {
 for (const [line, node] of NODES) {
   const command = line === "machine" ? STORE_CONTRACT_COMMANDS.tsx : STORE_CONTRACT_COMMANDS.stripping;
   const loader = line === "machine" ? ["--import", "tsx"] : [];
-  await check(`Node ${line}: the README's store contract command (${command}) passes on the consumer's store, as printed`, () => {
-    if (!readme.includes(`\n${command}`)) throw new Error(`The README does not print ${JSON.stringify(command)}`);
+  await check(`Node ${line}: the store contract command of docs/stores.md (${command}) passes on the consumer's store, as printed`, () => {
+    if (!storesPage.includes(`\n${command}`)) throw new Error(`docs/stores.md does not print ${JSON.stringify(command)}`);
     expectTestsPassed(run([node, ...command.split(" ").slice(1)], join(project, "consumer")));
   });
   await check(`Node ${line}: the consumer's app serves a create and a list from its own store (node:test)`, () => {
     expectTestsPassed(run([node, ...loader, "--test", "app.test.ts"], join(project, "consumer")));
   });
-  await check(`Node ${line}: the README's FastResponse example serves a create and a list`, () =>
+  await check(`Node ${line}: the library page's FastResponse example serves a create and a list`, () =>
     withExample([node, ...loader, join("consumer", "fast-response.ts")], {}, createAndList));
+  await check(`Node ${line}: the README's embedding example prints what its last comment says`, () => {
+    const said = /\/\/ (.*)\n?$/.exec(readFileSync(join(HERE, "consumer", "embed.ts"), "utf8"))?.[1];
+    expectSame("what it prints", run([node, ...loader, "embed.ts"], join(project, "consumer")).trim().split("\n").at(-1), said);
+  });
 }
 
 // Host apps, each with a route of its own.
-await check("Hono (on Bun): the README's example serves the API under /pets-api/v1 beside its own route", () =>
+await check("Hono (on Bun): the library page's example serves the API under /pets-api/v1 beside its own route", () =>
   withExample([join(ROOT_BIN, "bun"), "hono.ts"], {}, hostServes));
-await check("Express 5: the README's example serves the API under /pets-api/v1 beside its own route", () =>
+await check("Express 5: the library page's example serves the API under /pets-api/v1 beside its own route", () =>
   withExample(["node", "express.js"], {}, hostServes));
-// The README's example with the one change it names for Express 4: the route's wildcard.
+// The library page's example with the one change it names for Express 4: the route's wildcard.
 const express4Example = readFileSync(join(HERE, "examples", "express.js"), "utf8").replace('"/pets-api/v1/{*rest}"', '"/pets-api/v1/*"');
 writeFileSync(join(express4, "express.js"), express4Example);
-await check("Express 4: the README's example, with the route the README gives for Express 4, serves the API beside its own route", () => {
-  if (!readme.includes('app.all("/pets-api/v1/*", toNodeListener(pets.fetch))')) throw new Error("The README does not give Express 4's route");
+await check("Express 4: the library page's example, with the route the page gives for Express 4, serves the API beside its own route", () => {
+  if (!libraryPage.includes('app.all("/pets-api/v1/*", toNodeListener(pets.fetch))')) throw new Error("docs/library.md does not give Express 4's route");
   return withExample(["node", join("express4", "express.js")], {}, hostServes);
 });
-await check("Fastify: the README's example (a plugin with no parser of Fastify's) serves the API beside its own route", () =>
+await check("Fastify: the library page's example (a plugin with no parser of Fastify's) serves the API beside its own route", () =>
   withExample(["node", "fastify.js"], {}, hostServes));
-await check("node:http: the README's example serves the API under /pets-api/v1 beside its own route", () =>
+await check("node:http: the library page's example serves the API under /pets-api/v1 beside its own route", () =>
   withExample(["node", "node-http.js"], {}, hostServes));
 // The most common Express layout: express.json() for the whole app, before the service.
 for (const [version, file] of [["5", "express-json-first.js"], ["4", join("express4", "express-json-first.js")]] as const) {
@@ -274,8 +285,8 @@ await check("Hono on Node: hono/timing's Server-Timing does not pile up from one
     expectSame(`Server-Timing entries of three GET /pets/${id}`, entries, [1, 1, 1]);
   }));
 
-// The edge: the README's Worker, bundled as a deploy would, on workerd.
-await check("workerd: the README's Worker example, bundled, serves a create and a list", async () => {
+// The edge: the library page's Worker, bundled as a deploy would, on workerd.
+await check("workerd: the library page's Worker example, bundled, serves a create and a list", async () => {
   run([join(ROOT_BIN, "bun"), "build", "worker.js", "--outfile", "worker.bundle.js", "--target", "browser"], project);
   const worker = await startWorkerd(project, "worker.bundle.js", [KEY]);
   try {
