@@ -18,7 +18,8 @@ const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
 /**
  * How long each runtime takes to cut a connection that is slow with its headers or idle after an
- * answer, with HEADER_TIMEOUT=1 and IDLE_TIMEOUT=1 (`undefined`: never; the README says why).
+ * answer, with HEADER_TIMEOUT=1 and IDLE_TIMEOUT=1 (`undefined`: never; docs/running.md, "Slow
+ * clients", says why).
  * Bun checks its timers on a 4-second tick, and keeps a fixed 10 s before the first request.
  */
 const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined; readonly idle: number | undefined; readonly stalledBody: number | undefined }> = {
@@ -30,7 +31,7 @@ const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined;
   node: { header: 3, idle: 3, stalledBody: 5 },
 };
 
-/** Runtimes whose server drops the `Content-Length` the service sets on a 304 (RFC 9110 lets a 304 omit it; README). */
+/** Runtimes whose server drops the `Content-Length` the service sets on a 304 (RFC 9110 lets a 304 omit it; docs/decisions.md, "Conditional reads"). */
 const DROPS_304_LENGTH: ReadonlySet<Runtime> = new Set(["deno-serve"]);
 
 /** Runtimes whose server reads the rest of a request body after the service answered 413 with `Connection: close`. */
@@ -162,7 +163,7 @@ export function hardeningSuite(runtime: Runtime): void {
       }, 20_000);
     });
 
-    test(`a chunked body that never ends is answered 413 and ${READS_ON_AFTER_413.has(runtime) ? "read on by the server (README)" : "its connection closed"}`, async () => {
+    test(`a chunked body that never ends is answered 413 and ${READS_ON_AFTER_413.has(runtime) ? "read on by the server (docs/decisions.md)" : "its connection closed"}`, async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
       try {
         const result = await endlessChunkedPost(server.url, 50 * 2 ** 20);

@@ -2,7 +2,7 @@
  * @module
  * A bounded barrage of hostile requests over raw HTTP/1.1 against the real standalone server:
  * each class answers a 4xx (the service's error object, or the runtime's own refusal where the
- * runtime answers before the service runs; README, "Hostile input"), never a 5xx, and after each
+ * runtime answers before the service runs; docs/decisions.md, "Hostile input"), never a 5xx, and after each
  * the server still answers and nothing stored has changed. Run for every runtime by `http.test.ts`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -37,7 +37,7 @@ interface HostileCase {
   readonly chunks: readonly (string | Uint8Array)[];
   /** The statuses allowed; `0` stands for a connection closed without an answer. */
   readonly statuses: readonly number[];
-  /** The runtimes that refuse the request themselves with a bare answer (README, "Hostile input"): every other answer carries the error object. */
+  /** The runtimes that refuse the request themselves with a bare answer (docs/decisions.md, "Hostile input"): every other answer carries the error object. */
   readonly bareOn?: readonly Runtime[];
 }
 

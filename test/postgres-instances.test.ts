@@ -70,7 +70,7 @@ async function listAll(base: string): Promise<Pet[]> {
 }
 
 /**
- * A client that syncs as the README tells it to: follow `rel="next"` to the end, keep the last
+ * A client that syncs as docs/stores.md tells it to: follow `rel="next"` to the end, keep the last
  * cursor, and later resume from it to fetch what is new.
  */
 function syncingClient(base: string): { seen: Pet[]; sync(): Promise<void> } {
