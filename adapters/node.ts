@@ -32,7 +32,8 @@ export type NodeListener = (request: IncomingMessage, response: ServerResponse) 
 export interface NodeBridgeOptions {
   /**
    * Called with errors that escape the handler (answered with a 500 error object) and, once, with
-   * what a body parser mounted before the handler changes. Default: printed with `console.error`.
+   * what a body parser mounted before the handler changes. Default: printed with `console.error`
+   * (that note as one line).
    */
   readonly onError?: (error: unknown) => void;
   /**
@@ -49,6 +50,11 @@ function printError(error: unknown): void {
   console.error("animal-store (toNodeListener):", error);
 }
 
+/** Where the bridge's notes about a host's body parser go when the host gave no `onError`: one line each, with no stack to read. */
+function printNote(note: Error): void {
+  console.error(`animal-store (toNodeListener): ${note.message}`);
+}
+
 /**
  * A listener that serves any Fetch API handler, giving it a real `Request`. A body that a host's
  * parser (`express.json()`) already read is taken from what the parser left (see
@@ -58,7 +64,7 @@ function printError(error: unknown): void {
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
   const onError = options.onError ?? printError;
   const bridge: NodeBridgeOptions = { ...options, onError };
-  const reportOnce = once(onError);
+  const reportOnce = once(options.onError ?? printNote);
   return (incoming, outgoing) => {
     const connection: ConnectionInfo = { requestIP: () => (incoming.socket.remoteAddress === undefined ? null : { address: incoming.socket.remoteAddress }) };
     if (!bodyConsumed(incoming)) {
@@ -77,12 +83,12 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
 }
 
 /** Reports an error once per kind: a host's layout is the same for every request, so one word is enough. */
-function once(report: (error: unknown) => void): (kind: string, error: Error) => void {
+function once(report: (note: Error) => void): (kind: string, note: Error) => void {
   const told = new Set<string>();
-  return (kind, error) => {
+  return (kind, note) => {
     if (told.has(kind)) return;
     told.add(kind);
-    report(error);
+    report(note);
   };
 }
 

@@ -42,40 +42,86 @@ describe("toNodeListener on Node", () => {
     expect(await timesLogged("animal-store (toNodeListener): Error: handler failed on purpose")).toBe(1);
   });
 
-  test("a body a host's parser read and kept nothing of answers 500 at once naming the fix, reported once, never hangs", async () => {
+  /** A POST whose body the stand-in parser named `parser` reads before the bridge. */
+  const afterParser = (path: string, parser: string, body: BodyInit, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { method: "POST", body, headers: { "x-parser": parser, ...headers }, signal: AbortSignal.timeout(3000) });
+  const SERVICE = { authorization: "Bearer key", "content-type": "application/json" };
+
+  test("a body Koa's or Fastify's parser read and kept on its own request answers 500 at once naming both fixes, reported once, never hangs", async () => {
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(`${base}/after-body-parser`, { method: "POST", body: '{"name":"Rex"}', signal: AbortSignal.timeout(3000) });
+      const response = await afterParser("/koa/body", "nothing", '{"name":"Rex"}');
       expect(response.status).toBe(500);
       expect(await response.json()).toEqual({
         code: "internal_error",
-        message: "Cannot read the request body: a body parser before this handler already read the request body and left nothing usable on request.body; mount the handler before body parsers such as express.json() (in Fastify, in a plugin with no content-type parsers; see the README)",
+        message: "Cannot read the request body: a body parser before this handler already read the request body and kept it on its host's own request " +
+          "(Koa's @koa/bodyparser on ctx.request.body, Fastify on request.body); mount the handler before the parser: in Koa, app.use() it before bodyParser(); " +
+          "in Fastify, register it in a plugin with no content-type parsers",
         status: 500,
       });
     }
-    expect(await timesLogged("logged: Cannot read the body of POST /after-body-parser")).toBe(1);
+    expect(await timesLogged("logged: Cannot read the body of POST /koa/body")).toBe(1);
+  });
+
+  test("a body Express's parser read and kept nothing of names Express and express.json()", async () => {
+    const response = await afterParser("/express/body", "nothing", '{"name":"Rex"}', { "x-host": "express" });
+    expect({ status: response.status, message: ((await response.json()) as { message: string }).message }).toEqual({
+      status: 500,
+      message: "Cannot read the request body: a body parser before this handler already read the request body and left nothing usable on req.body; " +
+        "mount the handler before body parsers such as express.json()",
+    });
   });
 
   test("a body express.json() parsed first reaches the handler written back as JSON, with its own Content-Length, reported once", async () => {
     for (let i = 0; i < 2; i++) {
-      const response = await fetch(`${base}/after-json-parser`, { method: "POST", body: '{ "name": "Rex", "categoryId": 1.0 }', signal: AbortSignal.timeout(3000) });
+      const response = await afterParser("/json/body", "json", '{ "name": "Rex", "categoryId": 1.0 }');
       expect({ status: response.status, length: response.headers.get("x-length"), body: await response.text() })
         .toEqual({ status: 200, length: "29", body: '{"name":"Rex","categoryId":1}' });
     }
-    expect(await timesLogged("logged: Reading the body of POST /after-json-parser from request.body")).toBe(1);
+    expect(await timesLogged("logged: Reading the body of POST /json/body from request.body")).toBe(1);
+  });
+
+  test("without onError, the one-time note about a body a parser read is printed as one line, without a stack", async () => {
+    await (await afterParser("/default/body", "json", '{"name":"Rex"}')).text();
+    const line = "animal-store (toNodeListener): Reading the body of POST /default/body from request.body:";
+    expect(await timesLogged(line)).toBe(1);
+    const printed = output.slice(output.indexOf(line)).split("\n");
+    expect({ error: printed[0]!.includes("Error:"), next: printed[1]?.trimStart().startsWith("at ") }).toEqual({ error: false, next: false });
   });
 
   test("a body express.json() parsed first that nests too deep to write back as JSON answers 400 invalid_body, not 500", async () => {
     const deep = `${"[".repeat(10_000)}${"]".repeat(10_000)}`;
-    const response = await fetch(`${base}/after-json-parser`, { method: "POST", body: deep, signal: AbortSignal.timeout(3000) });
+    const response = await afterParser("/json/body", "json", deep);
     const body = (await response.json()) as { code: string; message: string };
     expect({ status: response.status, code: body.code }).toEqual({ status: 400, code: "invalid_body" });
     expect(body.message).toContain("it nests too deep to be written back as JSON");
   });
 
   test("a body express.raw() read first reaches the handler byte for byte", async () => {
-    const response = await fetch(`${base}/after-raw-parser`, { method: "POST", body: '{ "categoryId": 1.0 }', signal: AbortSignal.timeout(3000) });
+    const response = await afterParser("/raw/body", "raw", '{ "categoryId": 1.0 }');
     expect(await response.text()).toBe('{ "categoryId": 1.0 }');
   });
+
+  test("a body express.text() read first reaches the handler as sent", async () => {
+    const response = await afterParser("/text/body", "text", '{ "categoryId": 1.0, "name": "Rêx" }');
+    expect(await response.text()).toBe('{ "categoryId": 1.0, "name": "Rêx" }');
+  });
+
+  test("a JSON string holding a pet's JSON, parsed first by express.json({ strict: false }), is refused 400 as a non-object body and not stored", async () => {
+    const response = await afterParser("/v1/pets", "json", JSON.stringify('{"name":"x","categoryId":7}'), SERVICE);
+    expect({ status: response.status, code: ((await response.json()) as { code: string }).code }).toEqual({ status: 400, code: "invalid_body" });
+    expect(await (await fetch(`${base}/v1/pets`, { headers: SERVICE })).json()).toEqual([]);
+  });
+
+  for (const parser of ["text", "json"]) {
+    test(`a body with bytes that are not UTF-8, read first by a ${parser} parser (which puts U+FFFD for them), is refused 400 invalid_body and not stored`, async () => {
+      const body = new Uint8Array([...new TextEncoder().encode('{"name":"R'), 0xff, ...new TextEncoder().encode('x","categoryId":7}')]);
+      const response = await afterParser("/v1/pets", parser, body, SERVICE);
+      const answer = (await response.json()) as { code: string; message: string };
+      expect({ status: response.status, code: answer.code }).toEqual({ status: 400, code: "invalid_body" });
+      expect(answer.message).toContain("U+FFFD");
+      expect(await (await fetch(`${base}/v1/pets`, { headers: SERVICE })).json()).toEqual([]);
+    });
+  }
 
   test("a response body that fails midway cuts that connection only; the server keeps serving", async () => {
     const broken = await fetch(`${base}/broken-stream`).then((response) => response.text()).then(() => "whole", () => "cut");
