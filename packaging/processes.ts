@@ -28,6 +28,11 @@ export function startPolling(argv: string[], cwd: string, url: string): Promise<
   return start(argv, cwd, {}, () => fetch(url).then(() => url, () => undefined));
 }
 
+/** Runs `argv` and resolves with `url` once it prints something matching `ready`. */
+export function startPrintingReady(argv: string[], cwd: string, url: string, ready: RegExp, env: Record<string, string> = {}): Promise<Served> {
+  return start(argv, cwd, env, async (output) => (ready.test(output) ? url : undefined));
+}
+
 async function start(argv: string[], cwd: string, env: Record<string, string>, ready: (output: string) => Promise<string | undefined>): Promise<Served> {
   const child = Bun.spawn(argv, { cwd, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const output = captureOutput(child);

@@ -5,10 +5,11 @@
  *
  * Packs the tarball (the build runs in `prepack`), installs it into a fresh project in a temp folder,
  * and from there: runs the examples of the README and `docs/library.md` on Node 20 (this machine's),
- * 22, 24 and 26, Bun and Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify and
- * `node:http` hosts, and on workerd; type-checks a TypeScript consumer with no DOM lib (`nodenext`,
- * `bundler`) and with it, whose own store passes the exported store contract, run with the commands
- * of `docs/stores.md` on every Node;
+ * 22, 24 and 26, Bun and Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify, Koa
+ * (plain and with `@koa/router`), h3, Elysia and `node:http` hosts, in a Next.js app (`next/`, its
+ * own install, built and started as a Next user does), and on workerd; type-checks a TypeScript
+ * consumer with no DOM lib (`nodenext`, `bundler`) and with it, whose own store passes the exported
+ * store contract, run with the commands of `docs/stores.md` on every Node;
  * runs attw, publint, `npm publish --dry-run` and `deno publish --dry-run`; and generates a typed
  * client from the document a running server serves (`client/`, its own install).
  * Ends with `packaging: N passed, M failed`.
@@ -18,9 +19,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { createChecks } from "../test/checks.ts";
-import { startPrinting } from "./processes.ts";
+import { freePort, startPrinting } from "./processes.ts";
 import { startWorkerd } from "./workerd.ts";
 import { checkClient } from "./client/check.ts";
+import { buildNext, startNext } from "./next.ts";
+import { recipeServes } from "./recipe-checks.ts";
 
 const HERE = import.meta.dir;
 const ROOT = join(HERE, "..");
@@ -134,7 +137,9 @@ await check("the tarball installs with npm into a fresh project", () => {
   run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
 });
 mkdirSync(join(project, "node_modules", "@hono"));
-for (const name of ["hono", join("@hono", "node-server"), "express", "fastify", "tsx", join("@types", "node")]) {
+mkdirSync(join(project, "node_modules", "@koa"));
+const HOSTS = ["hono", join("@hono", "node-server"), "express", "fastify", "koa", join("@koa", "router"), join("@koa", "bodyparser"), "h3", "elysia"];
+for (const name of [...HOSTS, "tsx", join("@types", "node")]) {
   symlinkSync(join(MODULES, name), join(project, "node_modules", name));
 }
 cpSync(join(HERE, "examples"), project, { recursive: true });
@@ -246,10 +251,11 @@ for (const [version, file] of [["5", "express-json-first.js"], ["4", join("expre
         type: "application/json",
         body: { id: 2, name: "Rex", categoryId: 1 },
       });
-      const report = "animal-store (toNodeListener): Error: Reading the body of POST /pets-api/v1/pets from request.body: a body parser before this handler already read the request body";
+      const report = "animal-store (toNodeListener): Reading the body of POST /pets-api/v1/pets from request.body: a body parser before this handler already read the request body";
       // What a child prints arrives through a pipe, and may trail its answer.
       for (let waited = 0; !output().includes(report) && waited < 3000; waited += 50) await Bun.sleep(50);
       expectSame("times the bridge's default printed its report", output().split(report).length - 1, 1);
+      expectSame("the report is one line, with no stack", output().split(report)[1]?.split("\n")[1]?.trimStart().startsWith("at "), false);
     }));
   await check(`Express ${version} with express.json() before the service: bad JSON gets Express's own 400 page, never reaching the service`, () =>
     withExample(["node", file], {}, async (url) => {
@@ -261,6 +267,61 @@ for (const [version, file] of [["5", "express-json-first.js"], ["4", join("expre
       });
     }));
 }
+
+// The recipes for more hosts (issue 37), each with its own route and a per-user cookie middleware.
+await check("Koa: the library page's example (the API before @koa/bodyparser) serves it beside its own route and cookie middleware, and its timing log sees each answer", () =>
+  withExample(["node", "koa.js"], {}, async (url, output) => {
+    await recipeServes(url);
+    // The status is the service's: a log after next() that ran before the answer was sent would print Koa's 404.
+    if (!/^POST \/pets-api\/v1\/pets 201 \d+\.\d ms$/m.test(output())) throw new Error("The timing middleware logged no 201 for the create");
+  }));
+await check("Koa with @koa/router: the library page's example serves the API beside its own route and cookie middleware", () =>
+  withExample(["node", "koa-router.js"], {}, recipeServes));
+await check("Koa with @koa/bodyparser before the API: a create answers 500 naming Koa and how to mount before the parser, never hangs", () =>
+  withExample(["node", "koa-bodyparser-first.js"], {}, async (url) => {
+    const answer = await answerOf(`${url}/pets-api/v1/pets`, { method: "POST", body: '{"name":"Rex","categoryId":1}' });
+    const message = (answer.body as { message?: string }).message ?? "";
+    expectSame("the answer", { status: answer.status, koa: message.includes("Koa's @koa/bodyparser"), fix: message.includes("in Koa, app.use() it before bodyParser()") }, {
+      status: 500,
+      koa: true,
+      fix: true,
+    });
+  }));
+await check("h3 (on Node): the library page's example, its middleware wrapping the service's answers, serves the API beside its own route", () =>
+  withExample(["node", "h3.js"], {}, recipeServes));
+await check("Elysia (on Bun): the library page's example, mount() with publicUrl, serves the API beside its own route and cookie middleware", async () => {
+  // mount() cuts the prefix off, so the links come from PUBLIC_URL, which must name the port.
+  const port = String(await freePort());
+  await withExample([join(ROOT_BIN, "bun"), "elysia.ts"], { PORT: port, PUBLIC_URL: `http://127.0.0.1:${port}/pets-api` }, recipeServes);
+});
+await check("Elysia (on Bun): the library page's all() example serves the API beside its own route and cookie middleware", () =>
+  withExample([join(ROOT_BIN, "bun"), "elysia-all.ts"], {}, recipeServes));
+let nextBuilt = false;
+await check("Next.js: its own install, the tarball added, and next build succeed", () => {
+  console.log(`  Next.js: ${buildNext(tarball)}`);
+  nextBuilt = true;
+});
+await check("Next.js (next start): the library page's route handler, with publicUrl and every method exported, serves the API beside its own route and proxy", async () => {
+  if (!nextBuilt) throw new Error("Next.js was not built");
+  const next = await startNext();
+  try {
+    await recipeServes(next.url);
+    const base = `${next.url}/pets-api/v1`;
+    // publicUrl, not the client's X-Forwarded-Host, which Next passes through.
+    const spoofed = await fetch(`${base}/pets`, { method: "POST", headers: { ...HEADERS, "x-forwarded-host": "evil.example" }, body: '{"name":"Rex","categoryId":1}' });
+    const location = spoofed.headers.get("location") ?? "";
+    if (!location.startsWith(`${base}/pets/`)) throw new Error(`A client's X-Forwarded-Host moved Location to ${location}`);
+    expectSame("DELETE answered by the service", await answerOf(`${base}/pets`, { method: "DELETE" }), {
+      status: 405,
+      type: "application/json",
+      body: { code: "method_not_allowed", message: "Cannot DELETE /pets-api/v1/pets: allowed methods are GET, HEAD, POST", status: 405 },
+    });
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\nits output:\n${next.output()}`);
+  } finally {
+    await next.stop();
+  }
+});
 
 // Headers a host's middleware adds to one answer must not reach the next (issue 22): Hono on Node
 // keeps a Response's init.headers by reference.
