@@ -189,8 +189,13 @@ for (const [line, node] of NODES) {
   });
 }
 await check("Bun: the library page's Bun example serves a create and a list", () => withExample([join(ROOT_BIN, "bun"), "bun.ts"], {}, createAndList));
-await check("Deno: the library page's Deno example serves a create and a list", () =>
-  withExample([join(ROOT_BIN, "deno"), "run", "--allow-net=127.0.0.1", "--allow-env=PORT", "deno.ts"], {}, createAndList));
+/** Deno before a release: the tarball installed with npm (as this project was), then `deno run`; the library page prints both. */
+const DENO_BEFORE_RELEASE = ["npm install ./animal-store-1.0.0.tgz", "deno run --allow-net --allow-env=PORT deno.ts"];
+await check(`Deno: the library page's Deno example, the tarball installed with npm, serves a create and a list (${DENO_BEFORE_RELEASE[1]})`, () => {
+  const missing = DENO_BEFORE_RELEASE.filter((command) => !libraryPage.includes(command));
+  if (missing.length > 0) throw new Error(`docs/library.md does not print ${JSON.stringify(missing)}`);
+  return withExample([join(ROOT_BIN, "deno"), ...DENO_BEFORE_RELEASE[1]!.split(" ").slice(1)], {}, createAndList);
+});
 
 // A TypeScript consumer with its own store, and serving on Node with FastResponse, with no DOM lib
 // (`@types/node` only, as a Node host has; skipLibCheck off, so the package's declarations are

@@ -24,7 +24,21 @@ test("the pages show every example the packaging checks run, one per host, in do
   const shown = examples.filter((example) => example.page === "docs/library.md").map((example) => example.path);
   const files = readdirSync("packaging/examples").map((file) => `packaging/examples/${file}`);
   expect(shown.filter((path) => path.startsWith("packaging/examples/")).sort()).toEqual(files.sort());
-  expect(files.map((file) => file.replace(/^.*\//, "")).sort()).toEqual(["bun.ts", "deno.ts", "express.js", "fastify.js", "hono.ts", "node-http.js", "node.js", "worker.js"]);
+  expect(files.map((file) => file.replace(/^.*\//, "")).sort()).toEqual([
+    "bun.ts", "deno.ts", "elysia-all.ts", "elysia.ts", "express.js", "fastify.js", "h3.js", "hono.ts", "koa-router.js", "koa.js", "node-http.js", "node.js", "worker.js",
+  ]);
+});
+
+/** The Next.js app's own files, which its recipe shows (the app's configuration is not part of it). */
+const NEXT_APP = ["packaging/next/app/health/route.js", "packaging/next/app/pets-api/v1/[...path]/route.js", "packaging/next/proxy.js"];
+
+test("docs/library.md shows the Next.js app the packaging checks build, file by file", () => {
+  const app = readdirSync("packaging/next", { recursive: true, encoding: "utf8" })
+    .filter((file) => file.endsWith(".js") && !file.startsWith("node_modules/") && !file.startsWith(".next/") && file !== "next.config.js")
+    .map((file) => `packaging/next/${file}`);
+  expect(app.sort()).toEqual(NEXT_APP);
+  const shown = examples.filter((example) => example.page === "docs/library.md").map((example) => example.path);
+  expect(shown.filter((path) => path.startsWith("packaging/next/")).sort()).toEqual(NEXT_APP);
 });
 
 test("the README's embedding example prints what its last comment says", () => {
