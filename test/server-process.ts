@@ -56,7 +56,8 @@ export interface StartOptions {
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
 export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
-  const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").split(" ");
+  // The script's `exec` hands npm's signals to the server (npm-signals.test.ts); here it is not needed.
+  const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").replace(/^exec /, "").split(" ");
   const local = `node_modules/.bin/${command}`;
   const script = args.pop() ?? "";
   const preload = options.preload === undefined ? [] : [runtime === "node" ? "--import" : "--preload", options.preload];
