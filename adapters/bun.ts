@@ -22,6 +22,9 @@ export const serveBun: Serve = async (app, options) => {
     port: options.port,
     hostname: options.hostname,
     idleTimeout: timeouts.idleSeconds,
+    // With `development: false` Bun 1.4 sets SO_REUSEPORT, so a second server on the port would
+    // listen too and take half the requests; refuse an address in use, as Node and Deno do.
+    reusePort: false,
     // Above its own limit (128 MiB) Bun answers a bare 413 itself; the app's limit is far lower
     // and its 413 is answered from Content-Length without reading, so every body reaches the app.
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,

@@ -47,10 +47,10 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const store = metrics?.observeStore(opened) ?? opened;
   let stopping = false;
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
-  const server = await serve(serverApp(config, store, log, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts });
+  const server = await serve(serverApp(config, store, log, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (config.keyGenerated) notices.info(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
   // Printed before "listening on", which scripts wait for: by then every URL is out.
-  const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices);
+  const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
   notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
   notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
@@ -92,9 +92,9 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
 }
 
 /** Serves `GET /metrics` on its own port, counting the API listener's connections where its runtime can. */
-async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config: Config, notices: Notices): Promise<Server> {
+async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config: Config, notices: Notices, store: PetStore): Promise<Server> {
   if (api.connections !== undefined) metrics.countConnections(api.connections);
-  const server = await serve(metrics.app, { port: config.metricsPort ?? 0, hostname: config.host, timeouts: config.edge.timeouts });
+  const server = await serve(metrics.app, { port: config.metricsPort ?? 0, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.metricsPort ?? 0, "METRICS_PORT", store));
   notices.info(`metrics on http://${urlHost(config.host)}:${server.port}${METRICS_PATH}`);
   return server;
 }
@@ -123,7 +123,20 @@ async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notic
   }
 }
 
-/** Prints each problem and exits: 2 for bad settings, 1 for a store that cannot open. */
+/**
+ * Closes the store (and its lock) and exits 1 with one line when the address is in use: the settings
+ * are fine, the machine is busy. Every runtime reports it as `EADDRINUSE`; another error is thrown on.
+ */
+function listenFailed(config: Config, port: number, setting: string, store: PetStore): (error: unknown) => Promise<never> {
+  return async (error) => {
+    if ((error as { code?: unknown } | undefined)?.code !== "EADDRINUSE") throw error;
+    await store.close();
+    const address = `${urlHost(config.host)}:${port}`;
+    return fail([`Cannot listen on ${address}: the address is already in use; stop the server holding it or choose another ${setting}`], 1);
+  };
+}
+
+/** Prints each problem and exits: 2 for bad settings, 1 for a store that cannot open or an address in use. */
 function fail(problems: readonly string[], exitCode = 2): never {
   for (const problem of problems) console.error(`animal-store: ${problem}`);
   process.exit(exitCode);
