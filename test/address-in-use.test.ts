@@ -10,7 +10,7 @@ test.each(RUNTIMES)("a second %s server on a port in use exits 1 with one line n
     const { port } = new URL(first.url);
     const second = startServer(runtime, { STORE: "memory", API_KEYS: "k", PORT: port });
     // startServer's error carries the exit code and everything the process printed.
-    const failure = await second.then(() => "listened", (error: Error) => error.message);
+    const failure = await second.then(async (listening) => (await listening.stop("SIGKILL"), "listened"), (error: Error) => error.message);
     expect(failure).toBe(
       `${runtime} server did not start (exit code 1):\n` +
         `animal-store: Cannot listen on 127.0.0.1:${port}: the address is already in use; stop the server holding it or choose another PORT\n`,

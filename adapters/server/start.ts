@@ -4,8 +4,10 @@
  * `GET /health` and the access log, print the base URL, and on SIGINT/SIGTERM finish in-flight
  * requests, close the store and exit 0.
  */
+import { dirname } from "node:path";
 import process from "node:process";
 import type { App, PetStore } from "../../src/mod.ts";
+import type { GeneratedKey } from "./api-key-file.ts";
 import type { Config } from "./config.ts";
 import type { Notices } from "./notices.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
@@ -15,6 +17,7 @@ import { createApp, createMemoryStore } from "../../src/mod.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { Metrics } from "./metrics.ts";
 import { createAccessLog } from "./access-log.ts";
+import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { readConfig } from "./config.ts";
 import { withHealth } from "./health.ts";
 import { createNotices } from "./notices.ts";
@@ -39,7 +42,8 @@ export type ChooseServe = (config: Config) => Serve;
 export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
   const result = readConfig(process.env, process.argv.slice(2));
   if (!result.ok) return fail(result.issues);
-  const config = result.value;
+  const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
+  const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
   const serve = chooseServe(config);
   const notices = createNotices(config.log);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1" });
@@ -48,7 +52,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   let stopping = false;
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
   const server = await serve(serverApp(config, store, log, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
-  if (config.keyGenerated) notices.info(`API_KEYS is not set; generated API key: ${config.apiKeys[0]}`);
+  if (generated !== undefined) notices.info(keyNotice(generated));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
   notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
@@ -97,6 +101,17 @@ async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config:
   const server = await serve(metrics.app, { port: config.metricsPort ?? 0, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.metricsPort ?? 0, "METRICS_PORT", store));
   notices.info(`metrics on http://${urlHost(config.host)}:${server.port}${METRICS_PATH}`);
   return server;
+}
+
+/** The key to use when `API_KEYS` is not set: the one kept in the data folder, unless pets are kept in memory. */
+async function generatedKey(config: Config): Promise<GeneratedKey> {
+  const key = config.apiKeys[0] ?? "";
+  if (config.store === "memory") return { key, reused: false };
+  try {
+    return await keepApiKey(dirname(config.dataFile), key);
+  } catch (error) {
+    return fail([error instanceof Error ? error.message : String(error)], 1);
+  }
 }
 
 async function openStore(config: Config, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined): Promise<PetStore> {
