@@ -4,7 +4,7 @@
  * helpers that build responses from them. Every value the service reads from a request is written
  * here as exactly as JSON Schema can say it; what it cannot say is in `_openapi-rules.ts`.
  */
-import type { Json } from "./openapi.ts";
+import type { Json } from "./types.ts";
 import { ERROR_STATUS } from "./errors.ts";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "./idempotency.ts";
 import { MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "./pet.ts";

@@ -5,7 +5,7 @@
  * document cannot say it. `conformance/request-check/` finds exactly these classes where a tool
  * reading the schemas alone and the service disagree; the README's "Conformance" section lists them.
  */
-import type { Json } from "./openapi.ts";
+import type { Json } from "./types.ts";
 import { INTEGER_SPELLING } from "./_openapi-components.ts";
 
 /** The default body limit (`DEFAULT_MAX_BODY_BYTES` of app.ts, which imports this module through the routes). */

@@ -1,19 +1,20 @@
 /**
  * @module
  * CORS (the Fetch standard's protocol for pages on other origins): which origins may call the
- * service, the answer to their preflight, and the headers their actual answers carry. Off unless
- * origins are configured, and then the header values are made once per app.
+ * service, the answer to their preflight, and the headers their actual answers carry: a plug, made
+ * once per app with its header values.
  *
  * No credentials mode: the service authenticates with a bearer token a page sends in
  * `Authorization`, never with cookies, so it never sends `Access-Control-Allow-Credentials`, and
  * `*` is a safe choice for a public API.
  *
  * ```ts
- * import { createApp, createMemoryStore } from "./mod.ts";
- * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], corsOrigins: ["https://app.example.com"] });
+ * import { createApp, createMemoryStore } from "animal-store";
+ * import { cors } from "animal-store/cors";
+ * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [cors(["https://app.example.com"])] });
  * ```
  */
-import type { Validation } from "./validation.ts";
+import type { Plug, PlugSteps, Validation } from "./mod.ts";
 
 /** The origins whose pages may call the service (each serialized: `https://app.example.com:8443`), or `*` for any. */
 export type CorsOrigins = readonly string[] | "*";
@@ -47,10 +48,7 @@ export const CORS_EXPOSED_HEADERS: readonly string[] = Object.freeze([
 /** How long a browser may keep a preflight's answer: 2 hours, the most Chromium keeps (Firefox keeps up to 24). */
 export const CORS_MAX_AGE_SECONDS = 7200;
 
-/** Finds the methods a request's path answers (an `Allow` value), or `undefined` for a path the app does not answer. */
-export type PathMethods = (request: Request) => string | undefined;
-
-/** What is wrong with an origin as `corsOrigins` takes it, or `undefined` when it is a serialized http(s) origin. */
+/** What is wrong with an origin as `cors` takes it, or `undefined` when it is a serialized http(s) origin. */
 export function corsOriginProblem(origin: string): string | undefined {
   const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
   if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
@@ -69,23 +67,23 @@ export function parseCorsOrigins(text: string): Validation<CorsOrigins> {
   return issues.length === 0 ? { ok: true, value: Object.freeze(origins) } : { ok: false, issues };
 }
 
-/** What CORS makes of a request: the answer to its preflight, or the headers its answer carries. */
-export type CorsOutcome =
-  | { readonly preflight: Response }
-  | { readonly preflight?: undefined; readonly headers: Readonly<Record<string, string>> };
-
 /**
- * CORS for an app: a preflight from an allowed origin to a path the app answers is answered 204
- * without a key; any other request's answer carries `Access-Control-Allow-Origin` and
- * `-Expose-Headers` when its origin is allowed. With a list of origins every answer also says
- * `Vary: Origin`, since whether it carries them depends on `Origin`. The headers are frozen records
- * made once per origin, which the app puts on every answer as it makes it (see `context.ts`).
+ * CORS for an app: every answer to a request from an allowed origin carries
+ * `Access-Control-Allow-Origin` and `-Expose-Headers` (its outer step), and a preflight from one to
+ * a path the app answers is answered 204 without a key (its inner step, after a rate limit has
+ * counted it). With a list of origins every answer also says `Vary: Origin`, since whether it
+ * carries them depends on `Origin`. The headers are frozen records made once per origin, which the
+ * app puts on every answer as it makes it (see `context.ts`).
  */
-export function createCors(origins: CorsOrigins, methodsAt: PathMethods): (request: Request) => CorsOutcome {
+export function cors(origins: CorsOrigins): Plug {
   if (origins !== "*") {
     const problem = origins.map(corsOriginProblem).find((found) => found !== undefined);
-    if (problem !== undefined) throw new RangeError(`Cannot create app: corsOrigins ${problem}`);
+    if (problem !== undefined) throw new RangeError(`Cannot create app: cors origins ${problem}`);
   }
+  return ({ methodsAt }) => corsSteps(origins, methodsAt);
+}
+
+function corsSteps(origins: CorsOrigins, methodsAt: (path: string) => string | undefined): PlugSteps {
   const anyOrigin = origins === "*";
   const exposed = CORS_EXPOSED_HEADERS.join(", ");
   const preflightHeaders = Object.freeze({
@@ -101,19 +99,21 @@ export function createCors(origins: CorsOrigins, methodsAt: PathMethods): (reque
     }]),
   );
 
-  return (request) => {
-    const origin = request.headers.get("origin");
-    // With "*" every answer carries it, whatever the Origin, or none.
-    const allowed = anyOrigin ? allowedOutcomes.get("*") : origin === null ? undefined : allowedOutcomes.get(origin);
-    if (allowed === undefined) return notAllowed;
-    // Only `headers.get`: the core reads no more of a request (src/_fetch-contract.ts).
-    if (origin !== null && request.method === "OPTIONS" && request.headers.get("access-control-request-method") !== null) {
-      const methods = methodsAt(request);
-      if (methods !== undefined) {
-        const own = anyOrigin ? {} : { "access-control-allow-origin": origin! };
-        return { preflight: new Response(null, { status: 204, headers: { ...preflightHeaders, ...own, "access-control-allow-methods": methods } }) };
-      }
-    }
-    return allowed;
+  return {
+    outer: (request) => {
+      // With "*" every answer carries it, whatever the Origin, or none.
+      const origin = anyOrigin ? "*" : request.headers.get("origin");
+      return (origin === null ? undefined : allowedOutcomes.get(origin)) ?? notAllowed;
+    },
+    inner: (request, path) => {
+      const origin = request.headers.get("origin");
+      // Only `headers.get`: the core reads no more of a request (src/_fetch-contract.ts).
+      if (origin === null || request.method !== "OPTIONS" || request.headers.get("access-control-request-method") === null) return undefined;
+      if (!anyOrigin && !allowedOutcomes.has(origin)) return undefined;
+      const methods = methodsAt(path);
+      if (methods === undefined) return undefined;
+      const own = anyOrigin ? {} : { "access-control-allow-origin": origin };
+      return { answer: new Response(null, { status: 204, headers: { ...preflightHeaders, ...own, "access-control-allow-methods": methods } }) };
+    },
   };
 }

@@ -6,6 +6,7 @@
  * cannot are in the `x-request-rules` extension (`_openapi-rules.ts`). `test/openapi.test.ts`
  * checks the document against the code, and `conformance/` holds the service to it.
  */
+import type { Json } from "./types.ts";
 import {
   answer,
   CONTENT_ENCODING,
@@ -22,8 +23,6 @@ import {
 } from "./_openapi-components.ts";
 import { REQUEST_RULES } from "./_openapi-rules.ts";
 
-/** A JSON value. */
-export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
 type JsonObject = { readonly [key: string]: Json };
 
 const deprecationHeaders = {

@@ -4,7 +4,7 @@
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
 import type { CorsOrigins } from "../../src/cors.ts";
-import type { Validation } from "../../src/validation.ts";
+import type { Validation } from "../../src/mod.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
 import type { OperateSettings } from "./operate-settings.ts";
