@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { createMemoryStore } from "../src/mod.ts";
-import { cors } from "../src/cors.ts";
+import { cors } from "../src/plugs/cors/mod.ts";
 import { referencePage } from "../src/reference-page.ts";
 import { AUTH, call, createPets, errorOf, get, post, testApp } from "./helpers.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Plug, PetStore } from "../src/mod.ts";
 import { health } from "../adapters/server/health.ts";
-import { cors } from "../src/cors.ts";
+import { cors } from "../src/plugs/cors/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { rateLimit } from "../src/rate-limit.ts";
 import { referencePage } from "../src/reference-page.ts";

@@ -17,7 +17,7 @@ import type { Metrics } from "./metrics.ts";
 import { createAccessLog } from "./access-log.ts";
 import { readConfig } from "./config.ts";
 import { health } from "./health.ts";
-import { cors } from "../../src/cors.ts";
+import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/rate-limit.ts";
 import { referencePage } from "../../src/reference-page.ts";
 import { createNotices } from "./notices.ts";

@@ -14,7 +14,7 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [cors(["https://app.example.com"])] });
  * ```
  */
-import type { Plug, PlugSteps, Validation } from "./mod.ts";
+import type { Plug, PlugSteps, Validation } from "../../mod.ts";
 
 /** The origins whose pages may call the service (each serialized: `https://app.example.com:8443`), or `*` for any. */
 export type CorsOrigins = readonly string[] | "*";
