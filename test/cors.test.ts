@@ -3,7 +3,7 @@ import type { PetStore } from "../src/mod.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { cors } from "../src/plugs/cors/mod.ts";
-import { referencePage } from "../src/reference-page.ts";
+import { referencePage } from "../src/plugs/reference-page/mod.ts";
 import { AUTH, call, createPets, errorOf, get, post, testApp } from "./helpers.ts";
 
 const PAGE = "http://localhost:3000";

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore, StoreHealth } from "../src/mod.ts";
-import { health } from "../adapters/server/health.ts";
+import { health } from "../src/plugs/health/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { call, errorOf, testApp } from "./helpers.ts";
 import { postgresServer } from "./postgres-server.ts";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import type { SqlClient, SqlQuery } from "../adapters/postgres-store/mod.ts";
-import { health } from "../adapters/server/health.ts";
+import { health } from "../src/plugs/health/mod.ts";
 import { createMetrics, METRICS_CONTENT_TYPE } from "../adapters/server/metrics.ts";
 import { createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
 import { AUTH, call, errorOf, testApp } from "./helpers.ts";

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { Plug, PetStore } from "../src/mod.ts";
-import { health } from "../adapters/server/health.ts";
+import { health } from "../src/plugs/health/mod.ts";
 import { cors } from "../src/plugs/cors/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
-import { rateLimit } from "../src/rate-limit.ts";
-import { referencePage } from "../src/reference-page.ts";
+import { rateLimit } from "../src/plugs/rate-limit/mod.ts";
+import { referencePage } from "../src/plugs/reference-page/mod.ts";
 import { AUTH, call, testApp } from "./helpers.ts";
 
 const PAGE = "http://localhost:3000";

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import type { App, ConnectionInfo } from "../src/mod.ts";
-import type { RateLimit } from "../src/rate-limit.ts";
+import type { RateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
-import { parseRateLimit, rateLimit } from "../src/rate-limit.ts";
+import { parseRateLimit, rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { AUTH, errorOf, KEY } from "./helpers.ts";
 
 const OTHER_KEY = "second-key";

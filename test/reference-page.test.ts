@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Json } from "../src/mod.ts";
 import { OPENAPI_DOCUMENT } from "../src/mod.ts";
-import { createReferencePage, referencePage } from "../src/reference-page.ts";
+import { createReferencePage, referencePage } from "../src/plugs/reference-page/mod.ts";
 import { AUTH, call, errorOf, testApp } from "./helpers.ts";
 
 const pageApp = (options: Parameters<typeof testApp>[0] = {}) => testApp({ plugs: [referencePage()], ...options });

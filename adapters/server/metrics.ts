@@ -15,7 +15,7 @@ import type { StoreMetrics } from "./_store-metrics.ts";
 import { errorResponse } from "../../src/errors.ts";
 import { splitUrl } from "../../src/_request-target.ts";
 import { ROUTES } from "../../src/routes.ts";
-import { HEALTH_PATH } from "./health.ts";
+import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 import { processText } from "./_process-metrics.ts";
 import { createRouteLabels, METHOD_LABELS, methodIndex } from "./_route-labels.ts";

@@ -7,7 +7,7 @@
  * The API's absolute base URL is written as NUL, which `reference-page.ts` replaces with the
  * URL each request was made to.
  */
-import type { Json } from "./types.ts";
+import type { Json } from "../../types.ts";
 import type { JsonObject } from "./_reference-page-schema.ts";
 import { escapeHtml, exampleOf, isObject, listAt, objectAt, propertiesOf, refName, resolve, schemaSummary, textAt } from "./_reference-page-schema.ts";
 

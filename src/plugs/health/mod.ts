@@ -11,8 +11,8 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [health()] });
  * ```
  */
-import type { PetStore, Plug } from "../../src/mod.ts";
-import { errorResponse, jsonResponse } from "../../src/mod.ts";
+import type { PetStore, Plug } from "../../mod.ts";
+import { errorResponse, jsonResponse } from "../../mod.ts";
 
 /** Where the health check answers. */
 export const HEALTH_PATH = "/health";

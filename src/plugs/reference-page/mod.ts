@@ -14,8 +14,8 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [referencePage()] });
  * ```
  */
-import type { Json, Plug } from "./mod.ts";
-import { errorResponse, OPENAPI_DOCUMENT } from "./mod.ts";
+import type { Json, Plug } from "../../mod.ts";
+import { errorResponse, OPENAPI_DOCUMENT } from "../../mod.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./_reference-page-assets.ts";
 import { renderPage } from "./_reference-page-html.ts";
 import { BASE_URL_MARK } from "./_reference-page-operation.ts";

@@ -22,8 +22,8 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [rateLimit({ requests: 100, seconds: 1 })] });
  * ```
  */
-import type { ConnectionInfo, Plug, PlugOutcome, Validation } from "./mod.ts";
-import { errorResponse } from "./mod.ts";
+import type { ConnectionInfo, Plug, PlugOutcome, Validation } from "../../mod.ts";
+import { errorResponse } from "../../mod.ts";
 import { clientAddress, peerAddress } from "./_client-address.ts";
 import { createKeyIndex } from "./_key-index.ts";
 
