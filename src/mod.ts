@@ -20,7 +20,7 @@ export { ERROR_STATUS, errorResponse } from "./errors.ts";
 export { jsonResponse } from "./json-response.ts";
 export type { MemoryStoreOptions } from "./memory-store.ts";
 export { createMemoryStore } from "./memory-store.ts";
-export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi.ts";
+export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi/mod.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { IdempotencyKey, KeyedCreate, PageQuery, PetStore, StoreHealth } from "./store.ts";

@@ -7,7 +7,7 @@ import type { Deprecation } from "./deprecation.ts";
 import { createPet } from "./create-pet.ts";
 import { getPet } from "./get-pet.ts";
 import { listPets } from "./list-pets.ts";
-import { OPENAPI_JSON } from "./openapi.ts";
+import { OPENAPI_JSON } from "./openapi/mod.ts";
 
 /** One endpoint: method, path template under the base path (`{name}` is a parameter), handler, and its facts. */
 export interface Route {
