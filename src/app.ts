@@ -5,21 +5,19 @@
  */
 import type { AuthOutcome } from "./auth.ts";
 import type { RequestTarget } from "./_request-target.ts";
-import type { Deprecation } from "./deprecation.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
 import { createKeyChecker } from "./auth.ts";
-import { joinHeaders, NO_HEADERS, RequestContext } from "./context.ts";
+import { Context, joinHeaders, NO_HEADERS } from "./context.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
-import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { isHostValue } from "./_host.ts";
 import { createPetTexts } from "./_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_request-target.ts";
-import { createRouteMatcher, ROUTES } from "./routes.ts";
+import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
@@ -65,7 +63,6 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
-  const deprecationHeaders = createDeprecationHeaders();
   const setup: PlugSetup = {
     basePath,
     apiKeys: options.apiKeys,
@@ -118,8 +115,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const baseUrl = originOf(request.headers, target.origin) + basePath;
-    const deprecation = deprecationOf(match);
-    if (deprecation !== undefined) prepared.headers = joinHeaders(prepared.headers, deprecationHeaders(deprecation, baseUrl));
+    prepared.headers = joinHeaders(prepared.headers, routeHeaders(match, baseUrl));
     return await dispatch(request, match, target, baseUrl, prepared.headers);
   }
 
@@ -133,7 +129,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });
     }
     const { store } = options;
-    const context = new RequestContext({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
+    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
     const response = await match.route.handler(context);
     // An answer the handler made some other way gets the route's headers here.
     return prepared === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, prepared);
@@ -147,17 +143,6 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   }
 
   return { fetch, onError };
-}
-
-/**
- * The deprecation of the matched route; for a path whose routes answer other methods only (a 405),
- * theirs when every one of them is deprecated, since the path itself is then going away.
- */
-function deprecationOf(match: RouteMatch | undefined): Deprecation | undefined {
-  if (match === undefined) return undefined;
-  if (match.route !== undefined) return match.route.deprecation;
-  const [first, ...rest] = match.routes;
-  return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
 }
 
 /** `response` with `headers` set on a copy of it, or as it is when there are none. */
