@@ -4,7 +4,7 @@
  * optional features plugged in (see `types.ts` for how plugs are asked).
  */
 import type { AuthOutcome } from "./auth.ts";
-import type { RequestTarget } from "./_request-target.ts";
+import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
@@ -13,10 +13,10 @@ import { createKeyChecker } from "./auth.ts";
 import { Context, joinHeaders, NO_HEADERS } from "./context.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
-import { isHostValue } from "./_host.ts";
-import { createPetTexts } from "./_pet-texts.ts";
+import { isHostValue } from "./_internal/_host.ts";
+import { createPetTexts } from "./_internal/_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
-import { splitUrl } from "./_request-target.ts";
+import { splitUrl } from "./_internal/_request-target.ts";
 import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
 

@@ -6,14 +6,14 @@
  * them; the app puts them on anything else the handler returns (see `app.ts`). The context is
  * a class so that a request costs one object and no functions of its own.
  */
-import type { PetTexts } from "./_pet-texts.ts";
+import type { PetTexts } from "./_internal/_pet-texts.ts";
 import type { ErrorCode } from "./errors.ts";
 import type { IdempotencyGuard } from "./idempotency.ts";
 import type { Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
 import { ifNoneMatchHits } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
-import { jsonResponse, utf8Length } from "./json-response.ts";
+import { jsonResponse, utf8Length } from "./_internal/json-response.ts";
 
 /** What the app knows of a request before its handler runs. */
 export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {

@@ -10,7 +10,7 @@
 import type { Validation } from "./validation.ts";
 import type { IdempotencyKey } from "./store.ts";
 import { bearerToken } from "./auth.ts";
-import { tableKey } from "./_idempotency-keys.ts";
+import { tableKey } from "./_internal/_idempotency-keys.ts";
 
 /** The longest accepted key, in characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;

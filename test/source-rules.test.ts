@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
-import { REQUEST_MEMBERS, RESPONSE_MEMBERS } from "../src/_fetch-contract.ts";
+import { REQUEST_MEMBERS, RESPONSE_MEMBERS } from "../src/_internal/_fetch-contract.ts";
 
 /** Every `.ts` file under a folder, subfolders included, with its lines. */
 function sources(folder: string): { file: string; lines: string[] }[] {
@@ -57,10 +57,10 @@ function membersRead(name: string): Set<string> {
   return read;
 }
 
-test("src/ reads only the request members the stand-ins promise (src/_fetch-contract.ts)", () => {
+test("src/ reads only the request members the stand-ins promise (src/_internal/_fetch-contract.ts)", () => {
   expect([...membersRead("request")].filter((member) => !REQUEST_MEMBERS.includes(member))).toEqual([]);
 });
 
-test("src/ reads only the response members the stand-ins promise (src/_fetch-contract.ts)", () => {
+test("src/ reads only the response members the stand-ins promise (src/_internal/_fetch-contract.ts)", () => {
   expect([...membersRead("response")].filter((member) => !RESPONSE_MEMBERS.includes(member))).toEqual([]);
 });

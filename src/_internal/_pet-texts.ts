@@ -13,8 +13,8 @@
  * `Response` keeps by reference, so that a middleware adding a cookie to one answer would add it to
  * every later one. Each `Response` makes its own `Headers` from the record.
  */
-import type { Pet } from "./pet.ts";
-import { entityTag } from "./etag.ts";
+import type { Pet } from "../pet.ts";
+import { entityTag } from "../etag.ts";
 import { utf8Length } from "./json-response.ts";
 
 /** The JSON texts of pets, remembered per app. */
