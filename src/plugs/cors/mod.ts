@@ -107,7 +107,7 @@ function corsSteps(origins: CorsOrigins, methodsAt: (path: string) => string | u
     },
     inner: (request, path) => {
       const origin = request.headers.get("origin");
-      // Only `headers.get`: the core reads no more of a request (src/_fetch-contract.ts).
+      // Only `headers.get`: the core reads no more of a request (src/_internal/_fetch-contract.ts).
       if (origin === null || request.method !== "OPTIONS" || request.headers.get("access-control-request-method") === null) return undefined;
       if (!anyOrigin && !allowedOutcomes.has(origin)) return undefined;
       const methods = methodsAt(path);

@@ -4,7 +4,7 @@
  * its parameters, body and answers (with the error codes each names), a curl example, and a
  * "try it" form that the page's script sends.
  *
- * The API's absolute base URL is written as NUL, which `reference-page.ts` replaces with the
+ * The API's absolute base URL is written as NUL, which `mod.ts` replaces with the
  * URL each request was made to.
  */
 import type { Json } from "../../types.ts";
