@@ -1,8 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
+import { createAccessLog } from "../adapters/server/access-log.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { cors } from "../src/plugs/cors/mod.ts";
+import { rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../src/plugs/reference-page/mod.ts";
 import { AUTH, call, createPets, errorOf, get, post, testApp } from "./helpers.ts";
 
@@ -251,4 +253,36 @@ describe("CORS_ORIGINS and --cors-origins", () => {
     expect(code).toBe(2);
     expect(await new Response(child.stderr).text()).toContain('CORS_ORIGINS must hold origins as a browser sends them in Origin ("https://app.example.com"), got "https://app.example.com/"');
   }, 20_000);
+});
+
+describe("the exposed headers follow the document", () => {
+  test("every header the service sends on any answer is exposed to a page, or safelisted", async () => {
+    const log = createAccessLog({ format: "text", write: () => {} });
+    const inner = testApp({ plugs: [rateLimit({ requests: 1, seconds: 3600, burst: 12 }), cors([PAGE])] });
+    const app = log.wrap(inner);
+    const page = { origin: PAGE };
+    const create = (headers: Record<string, string> = {}) => call(app, "/v1/pets", { method: "POST", headers: { ...AUTH, ...page, "content-type": "application/json", ...headers }, body: '{"name":"Rex","categoryId":1}' });
+    const answers = [
+      await create(),
+      await create({ "idempotency-key": "k-1" }),
+      await create({ "idempotency-key": "k-1" }),
+      await call(app, "/v1/pets?limit=1", { headers: { ...AUTH, ...page } }),
+      await call(app, "/v1/pets/1", { headers: { ...AUTH, ...page } }),
+      await call(app, "/v1/pets/1", { headers: { ...AUTH, ...page, "if-none-match": (await call(app, "/v1/pets/1", { headers: AUTH })).headers.get("etag")! } }),
+      await call(app, "/v1/pets", { headers: page }),
+      await call(app, "/v1/pets", { method: "DELETE", headers: { ...AUTH, ...page } }),
+      await create({ "content-type": "text/plain" }),
+      await create({ "content-encoding": "gzip" }),
+    ];
+    for (let i = 0; i < 5; i++) answers.push(await call(app, "/v1/pets", { headers: { ...AUTH, ...page } }));
+    expect(answers.map((response) => response.status)).toEqual([201, 201, 201, 200, 200, 304, 401, 405, 415, 415, 200, 200, 429, 429, 429]);
+    expect(answers[2]!.headers.get("idempotent-replayed")).toBe("true");
+    expect(answers[3]!.headers.get("link")).toContain('rel="next"');
+    expect(answers[4]!.headers.get("deprecation")).not.toBeNull();
+    const exposed = new Set(listOf(answers[0]!.headers.get("access-control-expose-headers")));
+    const safelisted = new Set(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
+    const unexposed = new Set(answers.flatMap((response) => [...response.headers.keys()])
+      .filter((name) => !exposed.has(name) && !safelisted.has(name) && !name.startsWith("access-control-")));
+    expect([...unexposed]).toEqual([]);
+  });
 });

@@ -14,7 +14,8 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [cors(["https://app.example.com"])] });
  * ```
  */
-import type { Plug, PlugSteps, Validation } from "../../mod.ts";
+import type { Json, Plug, PlugSteps, Validation } from "../../mod.ts";
+import { OPENAPI_DOCUMENT } from "../../mod.ts";
 
 /** The origins whose pages may call the service (each serialized: `https://app.example.com:8443`), or `*` for any. */
 export type CorsOrigins = readonly string[] | "*";
@@ -28,22 +29,35 @@ export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze([
   "X-Request-Id",
 ]);
 
-/** The answer headers a page may read beyond the CORS-safelisted ones: every header a client needs. */
-export const CORS_EXPOSED_HEADERS: readonly string[] = Object.freeze([
-  "Location",
-  "Link",
-  "ETag",
-  "X-Request-Id",
-  "Deprecation",
-  "Sunset",
-  "Idempotent-Replayed",
-  "Retry-After",
-  "RateLimit",
-  "RateLimit-Policy",
-  "WWW-Authenticate",
-  "Allow",
-  "Accept-Post",
-]);
+// A page reads these without being told (the Fetch standard's CORS-safelisted response-header names).
+const SAFELISTED: readonly string[] = Object.freeze(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
+
+/** The answer headers a page may read beyond the CORS-safelisted ones: every header the served document declares on an answer. */
+export const CORS_EXPOSED_HEADERS: readonly string[] = Object.freeze(declaredAnswerHeaders(OPENAPI_DOCUMENT));
+
+/** The header names a document declares on its answers (its paths' and its shared responses'), less the safelisted ones and CORS's own. */
+export function declaredAnswerHeaders(document: Json): string[] {
+  const names = new Set<string>();
+  const visit = (value: Json | undefined): void => {
+    if (value === null || typeof value !== "object") return;
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === "headers" && isObject(inner)) for (const name of Object.keys(inner)) names.add(name);
+      visit(inner);
+    }
+  };
+  // Not `components.headers`: its keys name reusable definitions, not headers.
+  visit(field(document, "paths"));
+  visit(field(field(document, "components"), "responses"));
+  return [...names].filter((name) => !SAFELISTED.includes(name.toLowerCase()) && !name.toLowerCase().startsWith("access-control-"));
+}
+
+function isObject(value: Json | undefined): value is { readonly [key: string]: Json } {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function field(value: Json | undefined, key: string): Json | undefined {
+  return isObject(value) ? value[key] : undefined;
+}
 
 /** How long a browser may keep a preflight's answer: 2 hours, the most Chromium keeps (Firefox keeps up to 24). */
 export const CORS_MAX_AGE_SECONDS = 7200;
