@@ -3,13 +3,12 @@
  * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`, with
  * optional features plugged in (see `types.ts` for how plugs are asked).
  */
-import type { AuthOutcome } from "./auth.ts";
 import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
-import { createKeyChecker } from "./auth.ts";
+import { createKeyChecker, unauthorized } from "./auth.ts";
 import { Context, joinHeaders, NO_HEADERS } from "./context.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
@@ -151,15 +150,6 @@ function withHeaders(response: Response, headers: Readonly<Record<string, string
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
-}
-
-function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
-  // RFC 6750 §3: name the error only when a bearer token was sent.
-  const challenge = outcome === "missing" ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;
-  const message = outcome === "missing"
-    ? "Missing API key: send it as Authorization: Bearer <key>"
-    : "Invalid API key: the bearer token is not a known key";
-  return errorResponse("unauthorized", message, { ...headers, "www-authenticate": challenge });
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */
