@@ -17,7 +17,7 @@ export interface ServeOptions {
 export interface Server {
   /** The port actually bound (the real one when asked for port 0). */
   readonly port: number;
-  /** Stops taking requests and resolves once every in-flight request is answered (see `draining.ts`). */
+  /** Stops taking requests and resolves once every in-flight request is answered (see `_draining.ts`). */
   close(): Promise<void>;
   /** How many connections are open, where the runtime's server can tell (`node:http`; not `Bun.serve` or `Deno.serve`). */
   connections?(): Promise<number>;

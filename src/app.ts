@@ -1,44 +1,23 @@
 /**
  * @module
- * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`.
+ * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`, with
+ * optional features plugged in (see `types.ts` for how plugs are asked).
  */
-import type { AuthOutcome } from "./auth.ts";
-import type { CorsOrigins } from "./cors.ts";
-import type { RequestTarget } from "./_request-target.ts";
-import type { Deprecation } from "./deprecation.ts";
+import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
-import type { RateLimit } from "./rate-limit.ts";
-import { createKeyChecker } from "./auth.ts";
-import { joinHeaders, NO_HEADERS, RequestContext } from "./context.ts";
-import { createCors } from "./cors.ts";
+import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+import { createKeyChecker, unauthorized } from "./auth.ts";
+import { Context, joinHeaders, NO_HEADERS } from "./context.ts";
 import { createIdempotencyGuard } from "./idempotency.ts";
-import { createDeprecationHeaders } from "./deprecation.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
-import { isHostValue } from "./_host.ts";
-import { createPetTexts } from "./_pet-texts.ts";
+import { isHostValue } from "./_internal/_host.ts";
+import { createPetTexts } from "./_internal/_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
-import { createReferencePage, REFERENCE_PAGE_METHODS } from "./reference-page.ts";
-import { splitUrl } from "./_request-target.ts";
-import { createRouteMatcher, ROUTES } from "./routes.ts";
-import { createRateLimiter } from "./rate-limit.ts";
+import { splitUrl } from "./_internal/_request-target.ts";
+import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
-
-/** A Fetch API request handler, as `Bun.serve`, `Deno.serve` and most host frameworks take it. */
-export type Handler = (request: Request, connection?: ConnectionInfo) => Promise<Response>;
-
-/**
- * Where a request came from, as the runtimes pass it as the handler's second argument: Bun's
- * server (`requestIP`) or Deno's handler info (`remoteAddr`); `serveNode` passes the first. Read
- * only by the rate limit, for requests without a valid key.
- */
-export interface ConnectionInfo {
-  /** The address of the connection `request` came on (Bun's `server.requestIP`). */
-  requestIP?(request: Request): { readonly address: string } | null;
-  /** The address of the connection the request came on (Deno's `ServeHandlerInfo.remoteAddr`). */
-  readonly remoteAddr?: { readonly hostname?: string };
-}
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
 export interface AppOptions extends PublicOriginOptions {
@@ -57,23 +36,8 @@ export interface AppOptions extends PublicOriginOptions {
    * 500. Default `console.error`.
    */
   readonly onError?: (error: unknown, request?: Request) => void;
-  /** Limit each API key (and each client address, for requests without a valid key) to this rate. Default: no limit. */
-  readonly rateLimit?: RateLimit;
-  /**
-   * The origins whose pages may call the API from a browser (CORS), each as a browser sends it in
-   * `Origin` (`https://app.example.com`), or `"*"` for any. Default: none, and no CORS headers.
-   */
-  readonly corsOrigins?: CorsOrigins;
-  /** Whether `GET /` (outside the base path, no key) answers the HTML reference page of the API. Default `false`. */
-  readonly referencePage?: boolean;
-}
-
-/** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
-export interface App {
-  /** Answers a request; never rejects (an unexpected error is passed to `onError` and answered with 500). */
-  readonly fetch: Handler;
-  /** Where unexpected errors go, also those an adapter meets while sending an answer. */
-  readonly onError: (error: unknown, request?: Request) => void;
+  /** Optional features, asked about every request before routing, in this order: `[health(), rateLimit(…), cors(…), referencePage()]`. Default none. */
+  readonly plugs?: readonly Plug[];
 }
 
 /** The default largest request body: 64 KiB. */
@@ -98,17 +62,18 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard();
   const originOf = createOriginResolver(options);
-  const deprecationHeaders = createDeprecationHeaders();
-  const referencePage = options.referencePage === true ? createReferencePage(basePath) : undefined;
-  const cors = options.corsOrigins === undefined ? undefined : createCors(options.corsOrigins, methodsAt);
-  const { rateLimit } = options;
-  const limiter = rateLimit === undefined ? undefined : createRateLimiter(rateLimit, { apiKeys: options.apiKeys, trustProxy: options.trustProxy ?? false });
-
-  /** The headers every answer of the matched route carries, whatever answers it. */
-  function preparedHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
-    const deprecation = deprecationOf(match);
-    return deprecation === undefined ? NO_HEADERS : deprecationHeaders(deprecation, baseUrl);
-  }
+  const setup: PlugSetup = {
+    basePath,
+    apiKeys: options.apiKeys,
+    store: options.store,
+    trustProxy: options.trustProxy ?? false,
+    methodsAt: (path) => plugPaths.get(path) ?? routeMethodsAt(path),
+    baseUrlOf: (request) => originOf(request.headers, splitUrl(request.url)?.origin ?? "") + basePath,
+  };
+  const plugs: readonly PlugSteps[] = (options.plugs ?? []).map((plug) => plug(setup));
+  const plugPaths = new Map(plugs.flatMap((plug) => Object.entries(plug.paths ?? {})));
+  // Every outer step, then every inner one: one list, asked in order.
+  const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.outer ?? []), ...plugs.flatMap((plug) => plug.inner ?? [])];
 
   async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
     // The headers every answer of this request carries, the 500 included, once they are known.
@@ -128,30 +93,28 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   }
 
   async function respond(request: Request, connection: ConnectionInfo | undefined, prepared: { headers: Readonly<Record<string, string>> }): Promise<Response> {
-    // A preflight is answered before anything else; every other answer carries the CORS headers.
-    const crossOrigin = cors?.(request);
-    if (crossOrigin?.preflight !== undefined) return crossOrigin.preflight;
-    prepared.headers = crossOrigin?.headers ?? NO_HEADERS;
-    // Counted next, so every request counts and every answer carries what is left.
-    const admission = limiter?.(request, connection);
-    if (admission?.refused !== undefined) return withHeaders(admission.refused, prepared.headers);
-    prepared.headers = joinHeaders(prepared.headers, admission?.headers ?? NO_HEADERS);
+    const target = splitUrl(request.url);
+    // The plugs first: the first answer ends the asking and carries the headers collected before it.
+    for (const step of steps) {
+      const outcome = step(request, target?.path ?? "", connection);
+      if (outcome === undefined) continue;
+      if (outcome.answer !== undefined) return withHeaders(await outcome.answer, prepared.headers);
+      prepared.headers = joinHeaders(prepared.headers, outcome.headers);
+    }
     const host = request.headers.get("host");
     // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
-    // before the URL is read (RFC 9112 §3.2 asks for 400 too).
+    // before the path is routed (RFC 9112 §3.2 asks for 400 too).
     if (host !== null && !isHostValue(host)) {
       return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, prepared.headers);
     }
-    const target = splitUrl(request.url);
     if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, prepared.headers);
-    if (referencePage !== undefined && target.path === "/") return await referencePage(request, originOf(request.headers, target.origin) + basePath);
     if (!target.path.startsWith(`${basePath}/`)) {
       return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, prepared.headers);
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const baseUrl = originOf(request.headers, target.origin) + basePath;
-    prepared.headers = joinHeaders(prepared.headers, preparedHeaders(match, baseUrl));
+    prepared.headers = joinHeaders(prepared.headers, routeHeaders(match, baseUrl));
     return await dispatch(request, match, target, baseUrl, prepared.headers);
   }
 
@@ -165,33 +128,20 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });
     }
     const { store } = options;
-    const context = new RequestContext({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
+    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
     const response = await match.route.handler(context);
     // An answer the handler made some other way gets the route's headers here.
     return prepared === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, prepared);
   }
 
-  /** The methods a request's path answers, for a CORS preflight; `undefined` where nothing does. */
-  function methodsAt(request: Request): string | undefined {
-    const path = splitUrl(request.url)?.path;
-    if (path === "/" && referencePage !== undefined) return REFERENCE_PAGE_METHODS;
-    if (path === undefined || !path.startsWith(`${basePath}/`)) return undefined;
-    const match = matchRoute(request.method, path.slice(basePath.length));
+  /** The methods the routes answer at a path (for a CORS preflight); `undefined` where none does or one answers OPTIONS. */
+  function routeMethodsAt(path: string): string | undefined {
+    if (!path.startsWith(`${basePath}/`)) return undefined;
+    const match = matchRoute("OPTIONS", path.slice(basePath.length));
     return match === undefined || match.route !== undefined ? undefined : match.allow;
   }
 
   return { fetch, onError };
-}
-
-/**
- * The deprecation of the matched route; for a path whose routes answer other methods only (a 405),
- * theirs when every one of them is deprecated, since the path itself is then going away.
- */
-function deprecationOf(match: RouteMatch | undefined): Deprecation | undefined {
-  if (match === undefined) return undefined;
-  if (match.route !== undefined) return match.route.deprecation;
-  const [first, ...rest] = match.routes;
-  return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
 }
 
 /** `response` with `headers` set on a copy of it, or as it is when there are none. */
@@ -200,15 +150,6 @@ function withHeaders(response: Response, headers: Readonly<Record<string, string
   const merged = new Headers(response.headers);
   for (const [name, value] of Object.entries(headers)) merged.set(name, value);
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
-}
-
-function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
-  // RFC 6750 §3: name the error only when a bearer token was sent.
-  const challenge = outcome === "missing" ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;
-  const message = outcome === "missing"
-    ? "Missing API key: send it as Authorization: Bearer <key>"
-    : "Invalid API key: the bearer token is not a known key";
-  return errorResponse("unauthorized", message, { ...headers, "www-authenticate": challenge });
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

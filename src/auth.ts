@@ -7,6 +7,7 @@
  * lengths, never on how much of a guess is right. (Comparing SHA-256 digests would do the same, but
  * `crypto.subtle.digest` is asynchronous and cost more than everything else a list request does.)
  */
+import { errorResponse } from "./errors.ts";
 
 /** The outcome of checking an `Authorization` header. */
 export type AuthOutcome = "ok" | "missing" | "invalid";
@@ -54,4 +55,14 @@ function equalInConstantTime(token: string, key: string): boolean {
   // Past the token's end charCodeAt gives NaN, which `| 0` turns into 0: still a difference.
   for (let i = 0; i < key.length; i++) difference |= key.charCodeAt(i) ^ (token.charCodeAt(i) | 0);
   return difference === 0;
+}
+
+/** The 401 for a request without a valid key, with its `WWW-Authenticate` challenge and any prepared headers. */
+export function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
+  // RFC 6750 §3: name the error only when a bearer token was sent.
+  const challenge = outcome === "missing" ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;
+  const message = outcome === "missing"
+    ? "Missing API key: send it as Authorization: Bearer <key>"
+    : "Invalid API key: the bearer token is not a known key";
+  return errorResponse("unauthorized", message, { ...headers, "www-authenticate": challenge });
 }

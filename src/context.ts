@@ -3,19 +3,31 @@
  * What a route handler receives: the request's parts, the store, and the ways to answer. Every
  * answer made through the context carries the headers the app prepared for the request's route (a
  * deprecated route's `Deprecation`, `Sunset` and successor `Link`), so no handler has to remember
- * them; the app puts them on anything else the handler returns (see `app.ts`).
+ * them; the app puts them on anything else the handler returns (see `app.ts`). The context is
+ * a class so that a request costs one object and no functions of its own.
  */
-import type { PetTexts } from "./_pet-texts.ts";
+import type { PetTexts } from "./_internal/_pet-texts.ts";
 import type { ErrorCode } from "./errors.ts";
 import type { IdempotencyGuard } from "./idempotency.ts";
 import type { Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
 import { ifNoneMatchHits } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
-import { jsonResponse, utf8Length } from "./json-response.ts";
+import { jsonResponse, utf8Length } from "./_internal/json-response.ts";
 
-/** Everything a route handler needs to answer one request. */
-export interface Context {
+/** What the app knows of a request before its handler runs. */
+export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
+  /** The headers prepared for the route, put on every answer (a frozen record, often empty). */
+  readonly prepared: Readonly<Record<string, string>>;
+  /** The app's remembered texts, tags and tagged headers. */
+  readonly texts: PetTexts;
+}
+
+/** Answers one matched request. */
+export type RouteHandler = (context: Context) => Promise<Response>;
+
+/** Everything a route handler needs to answer one request, and whether an answer was made through it (and so carries the prepared headers). */
+export class Context {
   readonly request: Request;
   /** The query string without its `?`, e.g. `limit=5`. */
   readonly query: string;
@@ -26,46 +38,6 @@ export interface Context {
   /** The absolute URL the API is served under, e.g. `http://127.0.0.1:8080/v1`. */
   readonly baseUrl: string;
   /** The app's idempotency-key bookkeeping: keyed creates in flight. */
-  readonly idempotency: IdempotencyGuard;
-  /** An answer carrying JSON text. */
-  json(status: number, text: string, headers?: Readonly<Record<string, string>>): Response;
-  /** An answer carrying the error object for `code`. */
-  error(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Response;
-  /**
-   * A 200 carrying JSON text that never changes, with its strong `ETag`; a 304 with no body when the
-   * request's `If-None-Match` names the tag or is `*`.
-   */
-  unchanging(text: string, headers?: Readonly<Record<string, string>>): Response;
-  /** A 200 carrying JSON text that may change (no `ETag`); a 304 only for `If-None-Match: *`. */
-  current(text: string): Response;
-  /** The JSON text of a pet. */
-  petJson(pet: Pet): string;
-  /** The JSON text of a list of pets: a bare array. */
-  pageJson(pets: readonly Pet[]): string;
-}
-
-/** Answers one matched request. */
-export type RouteHandler = (context: Context) => Promise<Response>;
-
-/** What the app knows of a request before its handler runs. */
-export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
-  /** The headers prepared for the route, put on every answer (a frozen record, often empty). */
-  readonly prepared: Readonly<Record<string, string>>;
-  /** The app's remembered texts, tags and tagged headers. */
-  readonly texts: PetTexts;
-}
-
-/**
- * The context of one request, and whether an answer was made through it (and so carries the
- * prepared headers). A class, so a request costs one object and no functions of its own.
- */
-export class RequestContext implements Context {
-  readonly request: Request;
-  readonly query: string;
-  readonly params: Readonly<Record<string, string>>;
-  readonly store: PetStore;
-  readonly maxBodyBytes: number;
-  readonly baseUrl: string;
   readonly idempotency: IdempotencyGuard;
   readonly #prepared: Readonly<Record<string, string>>;
   readonly #texts: PetTexts;
@@ -83,14 +55,20 @@ export class RequestContext implements Context {
     this.#texts = parts.texts;
   }
 
+  /** An answer carrying JSON text. */
   json(status: number, text: string, headers?: Readonly<Record<string, string>>): Response {
     return this.#mark(jsonResponse(status, text, this.#merged(headers)));
   }
 
+  /** An answer carrying the error object for `code`. */
   error(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Response {
     return this.#mark(errorResponse(code, message, this.#merged(headers)));
   }
 
+  /**
+   * A 200 carrying JSON text that never changes, with its strong `ETag`; a 304 with no body when the
+   * request's `If-None-Match` names the tag or is `*`.
+   */
   unchanging(text: string, headers?: Readonly<Record<string, string>>): Response {
     const extra = this.#merged(headers);
     const tag = this.#texts.tag(text);
@@ -100,15 +78,18 @@ export class RequestContext implements Context {
     return this.#mark(notModified(text, { ...extra, etag: tag }));
   }
 
+  /** A 200 carrying JSON text that may change (no `ETag`); a 304 only for `If-None-Match: *`. */
   current(text: string): Response {
     if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#mark(jsonResponse(200, text, this.#prepared));
     return this.#mark(notModified(text, this.#prepared));
   }
 
+  /** The JSON text of a pet. */
   petJson(pet: Pet): string {
     return this.#texts.pet(pet);
   }
 
+  /** The JSON text of a list of pets: a bare array. */
   pageJson(pets: readonly Pet[]): string {
     return this.#texts.page(pets);
   }

@@ -10,7 +10,7 @@
 import type { Validation } from "./validation.ts";
 import type { IdempotencyKey } from "./store.ts";
 import { bearerToken } from "./auth.ts";
-import { tableKey } from "./_idempotency-keys.ts";
+import { tableKey } from "./_internal/_idempotency-keys.ts";
 
 /** The longest accepted key, in characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -44,10 +44,10 @@ export function readIdempotencyKey(header: string | null): Validation<string | u
 export interface IdempotencyGuard {
   /** The scoped key for a request's `Idempotency-Key`, its client named by a digest of the request's API key. */
   scope(authorization: string | null, key: string): Promise<IdempotencyKey>;
-  /** Marks `key` as being answered; false when it already is (the repeat answers 409). */
-  begin(key: IdempotencyKey): boolean;
-  /** Marks `key` as answered. */
-  end(key: IdempotencyKey): void;
+  /** Claims `key` for the request answering it; false when another request holds it (the repeat answers 409). */
+  claim(key: IdempotencyKey): boolean;
+  /** Releases `key` once its request is answered. */
+  release(key: IdempotencyKey): void;
 }
 
 /** Empty bookkeeping for one app. */
@@ -65,13 +65,13 @@ export function createIdempotencyGuard(): IdempotencyGuard {
       }
       return { client: await digest, key };
     },
-    begin(key) {
+    claim(key) {
       const name = tableKey(key);
       if (inFlight.has(name)) return false;
       inFlight.add(name);
       return true;
     },
-    end(key) {
+    release(key) {
       inFlight.delete(tableKey(key));
     },
   };

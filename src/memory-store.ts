@@ -4,8 +4,8 @@
  */
 import type { NewPet, Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
-import { createKeyTable } from "./_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_pet-index.ts";
+import { createKeyTable } from "./_internal/_idempotency-keys.ts";
+import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_internal/_pet-index.ts";
 
 /** Options of the memory store. */
 export interface MemoryStoreOptions {

@@ -1,7 +1,9 @@
 /**
  * @module
  * The Animal Store service: a web-standard core that turns a `Request` into a `Response`. This is
- * the public surface (build, serve, store); modules whose names start with `_` are private.
+ * the public surface (build, serve, store, plug in); modules whose names start with `_` are private.
+ * Optional features are plugs, each in its own entry: `animal-store/cors`, `animal-store/rate-limit`,
+ * `animal-store/reference-page`, `animal-store/health`.
  *
  * ```ts
  * import { createApp, createMemoryStore } from "./mod.ts";
@@ -11,18 +13,17 @@
  * }));
  * ```
  */
-export type { App, AppOptions, ConnectionInfo, Handler } from "./app.ts";
+export type { AppOptions } from "./app.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
-export type { CorsOrigins } from "./cors.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
-export { ERROR_STATUS } from "./errors.ts";
+export { ERROR_STATUS, errorResponse } from "./errors.ts";
+export { jsonResponse } from "./_internal/json-response.ts";
 export type { MemoryStoreOptions } from "./memory-store.ts";
 export { createMemoryStore } from "./memory-store.ts";
-export type { Json } from "./openapi.ts";
-export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi.ts";
+export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi/mod.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
-export type { RateLimit } from "./rate-limit.ts";
-export { DEFAULT_MAX_ADDRESSES, parseRateLimit } from "./rate-limit.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { IdempotencyKey, KeyedCreate, PageQuery, PetStore, StoreHealth } from "./store.ts";
 export { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "./store.ts";
+export type { App, ConnectionInfo, Handler, Json, Plug, PlugOutcome, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+export type { Validation } from "./validation.ts";

@@ -3,7 +3,7 @@
  * Which origin the service writes into the absolute URLs of `Location` and `Link`: a configured
  * public URL, else what a trusted proxy forwarded, else the request's own validated `Host`.
  */
-import { isHostValue } from "./_host.ts";
+import { isHostValue } from "./_internal/_host.ts";
 
 /** Where the service's absolute URLs point. */
 export interface PublicOriginOptions {

@@ -1,13 +1,15 @@
 /**
  * @module
- * Every endpoint of the API in one table, and the matcher that finds a request's route.
+ * Every endpoint of the API in one table, the matcher that finds a request's route, and the headers
+ * a route's facts mean: a deprecated route's `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and
+ * `Link` to its successor.
  */
 import type { Context, RouteHandler } from "./context.ts";
-import type { Deprecation } from "./deprecation.ts";
+import { NO_HEADERS } from "./context.ts";
 import { createPet } from "./create-pet.ts";
 import { getPet } from "./get-pet.ts";
 import { listPets } from "./list-pets.ts";
-import { OPENAPI_JSON } from "./openapi.ts";
+import { OPENAPI_JSON } from "./openapi/mod.ts";
 
 /** One endpoint: method, path template under the base path (`{name}` is a parameter), handler, and its facts. */
 export interface Route {
@@ -18,6 +20,16 @@ export interface Route {
   readonly public?: boolean;
   /** Set on a deprecated operation: its answers carry `Deprecation`, `Sunset` and a successor `Link`. */
   readonly deprecation?: Deprecation;
+}
+
+/** When a deprecated operation became deprecated, when it goes away, and what replaces it. */
+export interface Deprecation {
+  /** When it became deprecated, as an RFC 9745 date: `@` and Unix seconds. */
+  readonly since: string;
+  /** When it is removed, as an RFC 8594 HTTP-date. */
+  readonly sunset: string;
+  /** The path of its successor under the base path, e.g. `/pets`. */
+  readonly successor: string;
 }
 
 /** The API's routes; the first match wins. */
@@ -60,6 +72,26 @@ export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
     }
     return others.length === 0 ? undefined : { route: undefined, allow: allowHeader(others.map((route) => route.method)), routes: others };
   };
+}
+
+/**
+ * The headers every answer of the matched route carries, whatever answers it: a deprecated route's,
+ * its successor linked under `baseUrl`. For a path whose routes answer other methods only (a 405),
+ * theirs when every one of them is deprecated, since the path itself is then going away.
+ */
+export function routeHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
+  const deprecation = match === undefined ? undefined : match.route !== undefined ? match.route.deprecation : sharedDeprecation(match.routes);
+  if (deprecation === undefined) return NO_HEADERS;
+  return Object.freeze({
+    deprecation: deprecation.since,
+    sunset: deprecation.sunset,
+    link: `<${baseUrl}${deprecation.successor}>; rel="successor-version"`,
+  });
+}
+
+function sharedDeprecation(routes: readonly Route[]): Deprecation | undefined {
+  const [first, ...rest] = routes;
+  return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
 }
 
 /** The `Allow` value for the methods a path answers: HEAD wherever GET is. */

@@ -6,7 +6,7 @@ import type { PageQuery } from "./store.ts";
 import type { PetStatus } from "./pet.ts";
 import { isPetStatus } from "./pet.ts";
 import type { Validation } from "./validation.ts";
-import { parseQuery } from "./_query-string.ts";
+import { parseQuery } from "./_internal/_query-string.ts";
 import { describe, invalid, parseCanonicalInteger, statusProblem, valid } from "./validation.ts";
 
 /** The smallest, largest and default page size. */

@@ -5,7 +5,7 @@
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, withId } from "./pet.ts";
-import { hasFractionOrExponent, topLevelNumberLiterals } from "./_number-literals.ts";
+import { hasFractionOrExponent, topLevelNumberLiterals } from "./_internal/_number-literals.ts";
 import type { Validation } from "./validation.ts";
 import { describe, invalid, isIntegerLiteral, statusProblem, valid } from "./validation.ts";
 

@@ -3,7 +3,7 @@ import type { PetStore } from "../src/mod.ts";
 import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts";
 import { createAccessLog, requestLineJson, visible } from "../adapters/server/access-log.ts";
 import { createBatch } from "../adapters/server/_batch.ts";
-import { rawTarget } from "../src/_request-target.ts";
+import { rawTarget } from "../src/_internal/_request-target.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 

@@ -1,7 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
+import { createAccessLog } from "../adapters/server/access-log.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { createMemoryStore } from "../src/mod.ts";
+import { cors } from "../src/plugs/cors/mod.ts";
+import { rateLimit } from "../src/plugs/rate-limit/mod.ts";
+import { referencePage } from "../src/plugs/reference-page/mod.ts";
 import { AUTH, call, createPets, errorOf, get, post, testApp } from "./helpers.ts";
 
 const PAGE = "http://localhost:3000";
@@ -10,7 +14,7 @@ const EXPOSED = ["Location", "Link", "ETag", "X-Request-Id", "Deprecation", "Sun
 const REQUESTED = ["Authorization", "Content-Type", "Idempotency-Key", "If-None-Match", "X-Request-Id"];
 
 /** An app whose CORS lets `PAGE` in. */
-const corsApp = (options: Parameters<typeof testApp>[0] = {}) => testApp({ corsOrigins: [PAGE], ...options });
+const corsApp = (options: Parameters<typeof testApp>[0] = {}) => testApp({ plugs: [cors([PAGE])], ...options });
 
 /** A preflight as a browser sends it: OPTIONS with Origin and Access-Control-Request-*, never a key. */
 function preflight(app: ReturnType<typeof testApp>, path: string, origin = PAGE, method = "POST"): Promise<Response> {
@@ -29,7 +33,7 @@ function listOf(value: string | null): string[] {
   return (value ?? "").split(",").map((item) => item.trim().toLowerCase());
 }
 
-describe("CORS off (no corsOrigins, the default)", () => {
+describe("CORS off (no cors plug, the default)", () => {
   test("answers carry no CORS headers and no Vary, whatever the Origin", async () => {
     const response = await get(testApp(), "/v1/pets", { origin: PAGE });
     expect(response.status).toBe(200);
@@ -157,7 +161,7 @@ describe("CORS on actual answers from a listed origin", () => {
   });
 
   test("answers never share headers: the same pet's tagged 200 for two origins, then for none, each carries its own", async () => {
-    const app = testApp({ corsOrigins: [PAGE, "https://second.test"] });
+    const app = testApp({ plugs: [cors([PAGE, "https://second.test"])] });
     await createPets(app, [{ name: "Rex", categoryId: 1 }]);
     const first = await get(app, "/v1/pets/1", { origin: PAGE });
     const second = await get(app, "/v1/pets/1", { origin: "https://second.test" });
@@ -167,9 +171,9 @@ describe("CORS on actual answers from a listed origin", () => {
   });
 });
 
-describe('CORS with corsOrigins "*"', () => {
+describe('CORS with cors("*")', () => {
   test("every answer says Access-Control-Allow-Origin: * (and no Vary), whatever the Origin or none", async () => {
-    const app = testApp({ corsOrigins: "*" });
+    const app = testApp({ plugs: [cors("*")] });
     for (const headers of [{ origin: OTHER }, {}]) {
       const response = await get(app, "/v1/pets", headers);
       expect(response.headers.get("access-control-allow-origin")).toBe("*");
@@ -179,7 +183,7 @@ describe('CORS with corsOrigins "*"', () => {
   });
 
   test("a preflight from any origin answers 204 with Access-Control-Allow-Origin: *", async () => {
-    const response = await preflight(testApp({ corsOrigins: "*" }), "/v1/pets", OTHER);
+    const response = await preflight(testApp({ plugs: [cors("*")] }), "/v1/pets", OTHER);
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
     expect(response.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST");
@@ -187,17 +191,17 @@ describe('CORS with corsOrigins "*"', () => {
   });
 });
 
-describe("corsOrigins checks", () => {
+describe("cors origins checks", () => {
   test.each(["https://app.example.com/", "https://APP.example.com", "http://app.example.com:80", "app.example.com", "ftp://app.example.com", "null"])(
     "createApp refuses the origin %p, naming it",
     (origin) => {
-      expect(() => testApp({ corsOrigins: [origin] })).toThrow(`Cannot create app: corsOrigins must hold`);
-      expect(() => testApp({ corsOrigins: [origin] })).toThrow(`got "${origin}"`);
+      expect(() => testApp({ plugs: [cors([origin])] })).toThrow(`Cannot create app: cors origins must hold`);
+      expect(() => testApp({ plugs: [cors([origin])] })).toThrow(`got "${origin}"`);
     },
   );
 
   test("the reference page's path is preflighted as GET, HEAD when the page is on", async () => {
-    const response = await preflight(corsApp({ referencePage: true }), "/", PAGE, "GET");
+    const response = await preflight(testApp({ plugs: [cors([PAGE]), referencePage()] }), "/", PAGE, "GET");
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-methods")).toBe("GET, HEAD");
   });
@@ -249,4 +253,36 @@ describe("CORS_ORIGINS and --cors-origins", () => {
     expect(code).toBe(2);
     expect(await new Response(child.stderr).text()).toContain('CORS_ORIGINS must hold origins as a browser sends them in Origin ("https://app.example.com"), got "https://app.example.com/"');
   }, 20_000);
+});
+
+describe("the exposed headers follow the document", () => {
+  test("every header the service sends on any answer is exposed to a page, or safelisted", async () => {
+    const log = createAccessLog({ format: "text", write: () => {} });
+    const inner = testApp({ plugs: [rateLimit({ requests: 1, seconds: 3600, burst: 12 }), cors([PAGE])] });
+    const app = log.wrap(inner);
+    const page = { origin: PAGE };
+    const create = (headers: Record<string, string> = {}) => call(app, "/v1/pets", { method: "POST", headers: { ...AUTH, ...page, "content-type": "application/json", ...headers }, body: '{"name":"Rex","categoryId":1}' });
+    const answers = [
+      await create(),
+      await create({ "idempotency-key": "k-1" }),
+      await create({ "idempotency-key": "k-1" }),
+      await call(app, "/v1/pets?limit=1", { headers: { ...AUTH, ...page } }),
+      await call(app, "/v1/pets/1", { headers: { ...AUTH, ...page } }),
+      await call(app, "/v1/pets/1", { headers: { ...AUTH, ...page, "if-none-match": (await call(app, "/v1/pets/1", { headers: AUTH })).headers.get("etag")! } }),
+      await call(app, "/v1/pets", { headers: page }),
+      await call(app, "/v1/pets", { method: "DELETE", headers: { ...AUTH, ...page } }),
+      await create({ "content-type": "text/plain" }),
+      await create({ "content-encoding": "gzip" }),
+    ];
+    for (let i = 0; i < 5; i++) answers.push(await call(app, "/v1/pets", { headers: { ...AUTH, ...page } }));
+    expect(answers.map((response) => response.status)).toEqual([201, 201, 201, 200, 200, 304, 401, 405, 415, 415, 200, 200, 429, 429, 429]);
+    expect(answers[2]!.headers.get("idempotent-replayed")).toBe("true");
+    expect(answers[3]!.headers.get("link")).toContain('rel="next"');
+    expect(answers[4]!.headers.get("deprecation")).not.toBeNull();
+    const exposed = new Set(listOf(answers[0]!.headers.get("access-control-expose-headers")));
+    const safelisted = new Set(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
+    const unexposed = new Set(answers.flatMap((response) => [...response.headers.keys()])
+      .filter((name) => !exposed.has(name) && !safelisted.has(name) && !name.startsWith("access-control-")));
+    expect([...unexposed]).toEqual([]);
+  });
 });

@@ -59,7 +59,9 @@ describe("the README is a front door", () => {
     expect(at.every((position) => position > 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     expect(learn).toContain("**The store interface**");
-    expect(learn).toContain("**Optional features** (CORS, rate limit, reference page) are passed to `createApp`; observers (access\n  log, metrics) wrap the app");
+    expect(learn).toContain("**Plugs**");
+    expect(learn).toContain("`Plug` in `src/types.ts`");
+    expect(learn).toMatch(/observers \(access\s+log, metrics\) wrap the app/);
   });
 
   test("its error object is what the app answers a create with an empty name", async () => {

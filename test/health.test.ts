@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore, StoreHealth } from "../src/mod.ts";
-import { withHealth } from "../adapters/server/health.ts";
+import { health } from "../src/plugs/health/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { call, errorOf, testApp } from "./helpers.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -9,7 +9,7 @@ import { startServer } from "./server-process.ts";
 function healthApp(options: { health?: () => Promise<StoreHealth>; stopping?: boolean } = {}) {
   const memory = createMemoryStore();
   const store: PetStore = options.health === undefined ? memory : { ...memory, health: options.health };
-  return withHealth(testApp({ store }), { store, stopping: () => options.stopping ?? false });
+  return testApp({ store, plugs: [health({ stopping: () => options.stopping ?? false })] });
 }
 
 describe("GET /health", () => {
@@ -46,7 +46,7 @@ describe("GET /health", () => {
   test("a store without a health check counts as healthy", async () => {
     const memory = createMemoryStore();
     const store: PetStore = { create: memory.create, get: memory.get, list: memory.list, close: memory.close };
-    const app = withHealth(testApp({ store }), { store, stopping: () => false });
+    const app = testApp({ store, plugs: [health()] });
     expect((await call(app, "/health")).status).toBe(200);
   });
 

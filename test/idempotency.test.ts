@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../src/mod.ts";
 import { createApp, createMemoryStore, IDEMPOTENCY_KEY_TTL_MS } from "../src/mod.ts";
-import { createKeyTable } from "../src/_idempotency-keys.ts";
+import { createKeyTable } from "../src/_internal/_idempotency-keys.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { errorOf, get, post, testApp } from "./helpers.ts";
 import { tempDataFile } from "./temp.ts";

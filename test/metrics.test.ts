@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import type { SqlClient, SqlQuery } from "../adapters/postgres-store/mod.ts";
-import { withHealth } from "../adapters/server/health.ts";
+import { health } from "../src/plugs/health/mod.ts";
 import { createMetrics, METRICS_CONTENT_TYPE } from "../adapters/server/metrics.ts";
 import { createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
 import { AUTH, call, errorOf, testApp } from "./helpers.ts";
@@ -10,7 +10,7 @@ import { AUTH, call, errorOf, testApp } from "./helpers.ts";
 function measuredApp(store: PetStore = createMemoryStore()) {
   const metrics = createMetrics({ basePath: "/v1" });
   const observed = metrics.observeStore(store);
-  const app = metrics.wrap(withHealth(testApp({ store: observed }), { store: observed, stopping: () => false }));
+  const app = metrics.wrap(testApp({ store: observed, plugs: [health()] }));
   return { app, metrics };
 }
 

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { Pet } from "../src/mod.ts";
-import { addPet, createPetIndex, pageOf, petById } from "../src/_pet-index.ts";
+import { addPet, createPetIndex, pageOf, petById } from "../src/_internal/_pet-index.ts";
 
 function indexOf(ids: number[]) {
   const index = createPetIndex();

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Pet } from "../src/mod.ts";
 import { withId } from "../src/mod.ts";
-import { createMemo, createPetTexts } from "../src/_pet-texts.ts";
+import { createMemo, createPetTexts } from "../src/_internal/_pet-texts.ts";
 import { get, testApp } from "./helpers.ts";
 
 const pet = (id: number): Pet => withId(id, { name: `pet ${id}`, categoryId: id, status: "available" });

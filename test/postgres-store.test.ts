@@ -11,7 +11,7 @@ import { StoreUnavailableError } from "../src/mod.ts";
 import type { SqlClient, SqlValue } from "../adapters/postgres-store/mod.ts";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
-import { storeChecks } from "../src/testing.ts";
+import { storeChecks } from "../src/testing/mod.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { storeContract } from "./store-contract.ts";
 

@@ -1,15 +1,17 @@
 import { describe, expect, test } from "bun:test";
-import type { App, ConnectionInfo, RateLimit } from "../src/mod.ts";
+import type { App, ConnectionInfo } from "../src/mod.ts";
+import type { RateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { readConfig } from "../adapters/server/config.ts";
-import { createApp, createMemoryStore, parseRateLimit } from "../src/mod.ts";
+import { createApp, createMemoryStore } from "../src/mod.ts";
+import { parseRateLimit, rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { AUTH, errorOf, KEY } from "./helpers.ts";
 
 const OTHER_KEY = "second-key";
 /** One request an hour after a burst of three: no request in a test is ever refilled. */
 const HOURLY: RateLimit = { requests: 1, seconds: 3600, burst: 3 };
 
-function limitedApp(rateLimit: RateLimit, options: { trustProxy?: boolean } = {}): App {
-  return createApp({ store: createMemoryStore(), apiKeys: [KEY, OTHER_KEY], rateLimit, ...options });
+function limitedApp(limit: RateLimit, options: { trustProxy?: boolean } = {}): App {
+  return createApp({ store: createMemoryStore(), apiKeys: [KEY, OTHER_KEY], plugs: [rateLimit(limit)], ...options });
 }
 
 /** The connection info Deno.serve passes, from the given address. */
@@ -147,7 +149,7 @@ describe("rate limits", () => {
 
   test("limits are per instance: a key refused by one app on a shared store is still served by another", async () => {
     const store = createMemoryStore();
-    const [first, second] = [1, 2].map(() => createApp({ store, apiKeys: [KEY], rateLimit: HOURLY }));
+    const [first, second] = [1, 2].map(() => createApp({ store, apiKeys: [KEY], plugs: [rateLimit(HOURLY)] }));
     expect(await statuses(first!, 4, AUTH)).toEqual([200, 200, 200, 429]);
     expect(await statuses(second!, 4, AUTH)).toEqual([200, 200, 200, 429]);
   });

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import type { Json } from "../src/mod.ts";
 import { OPENAPI_DOCUMENT } from "../src/mod.ts";
-import { createReferencePage } from "../src/reference-page.ts";
+import { createReferencePage, referencePage } from "../src/plugs/reference-page/mod.ts";
 import { AUTH, call, errorOf, testApp } from "./helpers.ts";
 
-const pageApp = (options: Parameters<typeof testApp>[0] = {}) => testApp({ referencePage: true, ...options });
+const pageApp = (options: Parameters<typeof testApp>[0] = {}) => testApp({ plugs: [referencePage()], ...options });
 
 async function page(options: Parameters<typeof testApp>[0] = {}): Promise<{ response: Response; html: string }> {
   const response = await call(pageApp(options), "/");
@@ -31,7 +31,7 @@ function sha256(text: string): string {
   return `sha256-${new Bun.CryptoHasher("sha256").update(text).digest("base64")}`;
 }
 
-describe("GET / without referencePage (the library's default)", () => {
+describe("GET / without the referencePage plug (the library's default)", () => {
   test("answers 404 not_found, as before: the app answers under its base path only", async () => {
     const response = await call(testApp(), "/");
     expect(response.status).toBe(404);
@@ -39,7 +39,7 @@ describe("GET / without referencePage (the library's default)", () => {
   });
 });
 
-describe("GET / with referencePage: true", () => {
+describe("GET / with the referencePage plug", () => {
   test("answers 200 with an HTML page, without a key", async () => {
     const { response, html } = await page();
     expect(response.status).toBe(200);

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
-import { REQUEST_MEMBERS, RESPONSE_MEMBERS } from "../src/_fetch-contract.ts";
+import { dirname, join, normalize } from "node:path";
+import { REQUEST_MEMBERS, RESPONSE_MEMBERS } from "../src/_internal/_fetch-contract.ts";
 
 /** Every `.ts` file under a folder, subfolders included, with its lines. */
 function sources(folder: string): { file: string; lines: string[] }[] {
@@ -57,10 +58,59 @@ function membersRead(name: string): Set<string> {
   return read;
 }
 
-test("src/ reads only the request members the stand-ins promise (src/_fetch-contract.ts)", () => {
+test("src/ reads only the request members the stand-ins promise (src/_internal/_fetch-contract.ts)", () => {
   expect([...membersRead("request")].filter((member) => !REQUEST_MEMBERS.includes(member))).toEqual([]);
 });
 
-test("src/ reads only the response members the stand-ins promise (src/_fetch-contract.ts)", () => {
+test("src/ reads only the response members the stand-ins promise (src/_internal/_fetch-contract.ts)", () => {
   expect([...membersRead("response")].filter((member) => !RESPONSE_MEMBERS.includes(member))).toEqual([]);
+});
+
+/** Every relative import of every `.ts` file under `src/`, as paths from the repository root. */
+function importGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const { file, lines } of sources("src")) {
+    const targets = lines
+      .filter((line) => !/^\s*(\/\*\*|\*|\/\/)/.test(line))
+      .flatMap((line) => [...line.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)].map((match) => normalize(join(dirname(file), match[1]!))));
+    graph.set(normalize(file), targets);
+  }
+  return graph;
+}
+
+/** The import circles in a graph, each as the files around it. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const visit = (file: string, path: string[]): void => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") {
+      found.push([...path.slice(path.indexOf(file)), file]);
+      return;
+    }
+    state.set(file, "open");
+    for (const target of graph.get(file) ?? []) visit(target, [...path, file]);
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) visit(file, []);
+  return found;
+}
+
+test("src/ has no import circles", () => {
+  expect(circles(importGraph())).toEqual([]);
+});
+
+test("no file at the top of src/ imports a plug: the core does not know its optional features", () => {
+  const offenders = [...importGraph()].filter(([file, targets]) => dirname(file) === "src" && targets.some((target) => target.startsWith("src/plugs/")));
+  expect(offenders.map(([file]) => file)).toEqual([]);
+});
+
+test("a plug imports only the core's public surface (src/mod.ts, src/types.ts) and its own folder", () => {
+  const offending = [...importGraph()]
+    .filter(([file]) => file.startsWith("src/plugs/"))
+    .flatMap(([file, targets]) => {
+      const own = `${file.split("/").slice(0, 3).join("/")}/`;
+      return targets.filter((target) => target !== "src/mod.ts" && target !== "src/types.ts" && !target.startsWith(own)).map((target) => `${file} -> ${target}`);
+    });
+  expect(offending).toEqual([]);
 });

@@ -1,11 +1,11 @@
 /**
  * @module
- * The store contract (`src/testing.ts`, published as `animal-store/testing`) registered with
+ * The store contract (`src/testing/mod.ts`, published as `animal-store/testing`) registered with
  * `bun:test`, to run against each of the project's stores.
  */
 import { describe, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
-import { storeChecks } from "../src/testing.ts";
+import { storeChecks } from "../src/testing/mod.ts";
 
 /** Runs the store contract against stores made by `open` (each test gets a fresh, empty store). */
 export function storeContract(name: string, open: () => Promise<PetStore>): void {

@@ -1,11 +1,11 @@
 /**
  * @module
- * The contract of the optional store methods (`idempotencyChecks` in `src/testing.ts`, published as
+ * The contract of the optional store methods (`idempotencyChecks` in `src/testing/mod.ts`, published as
  * `animal-store/testing`) registered with `bun:test`, to run beside `storeContract`.
  */
 import { describe, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
-import { idempotencyChecks } from "../src/testing.ts";
+import { idempotencyChecks } from "../src/testing/mod.ts";
 
 /** Runs the idempotency and health contract against stores made by `open` (each test gets a fresh, empty store). */
 export function idempotentStoreContract(name: string, open: () => Promise<PetStore>): void {

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
 import type { PetStore } from "../src/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
-import type { StoreCheck } from "../src/testing.ts";
-import { idempotencyChecks, storeChecks } from "../src/testing.ts";
+import type { StoreCheck } from "../src/testing/mod.ts";
+import { idempotencyChecks, storeChecks } from "../src/testing/mod.ts";
 
 /** Opens memory stores with one fault each, to show that the contract notices it. */
 function faulty(fault: (store: PetStore) => Partial<PetStore>): () => Promise<PetStore> {

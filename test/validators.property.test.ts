@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { MAX_EXACT_INTEGER } from "../src/mod.ts";
-import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/_number-literals.ts";
-import { parseQuery } from "../src/_query-string.ts";
+import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/_internal/_number-literals.ts";
+import { parseQuery } from "../src/_internal/_query-string.ts";
 import { LIMIT } from "../src/validate-list-query.ts";
 import { validateNewPet } from "../src/validate-pet.ts";
 import { createPets, get, testApp } from "./helpers.ts";

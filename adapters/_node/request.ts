@@ -6,15 +6,15 @@
  * What the look-alike buys: building a real `Request` (its `Headers`, its body stream) costs more
  * on Node 20 than everything the service then does with a list request (measured in
  * bench/RESULTS.md). The look-alike has exactly what the core may read of a request
- * (`src/_fetch-contract.ts`: `method`, `url`, `headers.get`, `body`, `arrayBuffer()`), built when first
+ * (`src/_internal/_fetch-contract.ts`: `method`, `url`, `headers.get`, `body`, `arrayBuffer()`), built when first
  * asked for, so `serveNode` gives it to an `App`; `toNodeListener`, which serves any handler, builds a
  * real `Request`.
  */
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { CoreRequest } from "../../src/_fetch-contract.ts";
+import type { CoreRequest } from "../../src/_internal/_fetch-contract.ts";
 import type { ConnectionInfo } from "../../src/mod.ts";
-import { isHostValue } from "../../src/_host.ts";
+import { isHostValue } from "../../src/_internal/_host.ts";
 import { urlHost } from "../_serve.ts";
 
 /** A request with only what the service's app reads, each part read from Node's request when asked for. */

@@ -3,13 +3,13 @@
  * The standalone server's settings, read from the environment and mirrored by command-line flags
  * (`--port 8080` or `--port=8080`; a flag wins over its variable).
  */
-import type { CorsOrigins } from "../../src/cors.ts";
-import type { Validation } from "../../src/validation.ts";
+import type { CorsOrigins } from "../../src/plugs/cors/mod.ts";
+import type { Validation } from "../../src/mod.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
 import type { OperateSettings } from "./operate-settings.ts";
 import { isBearerToken } from "../../src/auth.ts";
-import { parseCorsOrigins } from "../../src/cors.ts";
+import { parseCorsOrigins } from "../../src/plugs/cors/mod.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
 import { OPERATE_FLAGS, readOperateSettings } from "./operate-settings.ts";

@@ -3,8 +3,8 @@
  * The standalone server's settings for operating it: the per-key rate limit (`RATE_LIMIT`) and the
  * port `GET /metrics` is served on (`METRICS_PORT`). Both are off unless set.
  */
-import type { RateLimit } from "../../src/mod.ts";
-import { parseRateLimit } from "../../src/mod.ts";
+import type { RateLimit } from "../../src/plugs/rate-limit/mod.ts";
+import { parseRateLimit } from "../../src/plugs/rate-limit/mod.ts";
 
 /** The rate limit and the metrics port; each is off when absent. */
 export interface OperateSettings {

@@ -6,7 +6,7 @@
  */
 import { dirname } from "node:path";
 import process from "node:process";
-import type { App, PetStore } from "../../src/mod.ts";
+import type { App, PetStore, Plug } from "../../src/mod.ts";
 import type { GeneratedKey } from "./api-key-file.ts";
 import type { Config } from "./config.ts";
 import type { Notices } from "./notices.ts";
@@ -19,7 +19,10 @@ import type { Metrics } from "./metrics.ts";
 import { createAccessLog } from "./access-log.ts";
 import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { readConfig } from "./config.ts";
-import { withHealth } from "./health.ts";
+import { health } from "../../src/plugs/health/mod.ts";
+import { cors } from "../../src/plugs/cors/mod.ts";
+import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
+import { referencePage } from "../../src/plugs/reference-page/mod.ts";
 import { createNotices } from "./notices.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
@@ -77,22 +80,29 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   process.on("SIGTERM", stop);
 }
 
-/** The API with `GET /health` in front, the access log around both unless it is off, and the metrics around all. */
+/** The API with its plugs, the access log around it unless it is off, and the metrics around both. */
 function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined): App {
   const { publicUrl, trustProxy } = config.edge;
-  const api = createApp({
+  const app = createApp({
     store,
     apiKeys: config.apiKeys,
     trustProxy,
-    referencePage: true,
-    ...(config.corsOrigins === undefined ? {} : { corsOrigins: config.corsOrigins }),
+    plugs: serverPlugs(config, stopping),
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
-    ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
   });
-  const app = withHealth(api, { store, stopping });
   const logged = log === undefined ? app : log.wrap(app);
   return metrics === undefined ? logged : metrics.wrap(logged);
+}
+
+/** The server's plugs, in the order they are asked: `/health` before anything counts it, then the rate limit, CORS and the reference page at `/`. */
+function serverPlugs(config: Config, stopping: () => boolean): Plug[] {
+  return [
+    health({ stopping }),
+    ...(config.rateLimit === undefined ? [] : [rateLimit(config.rateLimit)]),
+    ...(config.corsOrigins === undefined ? [] : [cors(config.corsOrigins)]),
+    referencePage(),
+  ];
 }
 
 /** Serves `GET /metrics` on its own port, counting the API listener's connections where its runtime can. */

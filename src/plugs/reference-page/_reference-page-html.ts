@@ -4,7 +4,7 @@
  * contents, an introduction with the base URL, how to authenticate and the key for "try it", each
  * operation grouped by tag, the error codes and the schemas.
  */
-import type { Json } from "./openapi.ts";
+import type { Json } from "../../types.ts";
 import type { Operation } from "./_reference-page-operation.ts";
 import { BASE_URL_MARK, field, namesCode, operationsOf, prose, renderOperation } from "./_reference-page-operation.ts";
 import { escapeHtml, listAt, objectAt, propertiesOf, resolve, schemaSummary, textAt } from "./_reference-page-schema.ts";

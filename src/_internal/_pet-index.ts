@@ -8,9 +8,9 @@
  * with id n sits at position n − (first id) of the full list: lookup is O(1) without a Map, which
  * would cost more memory per pet than the pet itself.
  */
-import type { NewPet, Pet, PetStatus } from "./pet.ts";
-import type { PageQuery } from "./store.ts";
-import { withId } from "./pet.ts";
+import type { NewPet, Pet, PetStatus } from "../pet.ts";
+import type { PageQuery } from "../store.ts";
+import { withId } from "../pet.ts";
 
 /** Pets in id order, overall and per status. */
 export interface PetIndex {

@@ -3,9 +3,10 @@
  * The OpenAPI 3.1 document of the interface: the single source for generated clients, gateways and
  * portals, served at `{basePath}/openapi.json`. Every decision the interface leaves open (see the
  * README's table) is written here too, as schemas wherever JSON Schema can say it; the few rules it
- * cannot are in the `x-request-rules` extension (`_openapi-rules.ts`). `test/openapi.test.ts`
+ * cannot are in the `x-request-rules` extension (`_rules.ts`). `test/openapi.test.ts`
  * checks the document against the code, and `conformance/` holds the service to it.
  */
+import type { Json } from "../types.ts";
 import {
   answer,
   CONTENT_ENCODING,
@@ -19,11 +20,9 @@ import {
   SCHEMAS,
   withHeaders,
   withoutBody,
-} from "./_openapi-components.ts";
-import { REQUEST_RULES } from "./_openapi-rules.ts";
+} from "./_components.ts";
+import { REQUEST_RULES } from "./_rules.ts";
 
-/** A JSON value. */
-export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
 type JsonObject = { readonly [key: string]: Json };
 
 const deprecationHeaders = {

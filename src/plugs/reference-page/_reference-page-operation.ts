@@ -4,10 +4,10 @@
  * its parameters, body and answers (with the error codes each names), a curl example, and a
  * "try it" form that the page's script sends.
  *
- * The API's absolute base URL is written as NUL, which `reference-page.ts` replaces with the
+ * The API's absolute base URL is written as NUL, which `mod.ts` replaces with the
  * URL each request was made to.
  */
-import type { Json } from "./openapi.ts";
+import type { Json } from "../../types.ts";
 import type { JsonObject } from "./_reference-page-schema.ts";
 import { escapeHtml, exampleOf, isObject, listAt, objectAt, propertiesOf, refName, resolve, schemaSummary, textAt } from "./_reference-page-schema.ts";
 

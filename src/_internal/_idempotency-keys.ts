@@ -11,8 +11,8 @@
  * client's keys wait in a queue of their own, oldest first, and clients are grouped by how many
  * keys they hold, so the largest is found at once however many there are.
  */
-import type { IdempotencyKey } from "./store.ts";
-import { IDEMPOTENCY_KEY_TTL_MS } from "./store.ts";
+import type { IdempotencyKey } from "../store.ts";
+import { IDEMPOTENCY_KEY_TTL_MS } from "../store.ts";
 
 /**
  * The default number of keys a store keeps, shared by every API key. Measured with 100,000 keys on

@@ -5,8 +5,8 @@
  * document cannot say it. `conformance/request-check/` finds exactly these classes where a tool
  * reading the schemas alone and the service disagree; the README's "Conformance" section lists them.
  */
-import type { Json } from "./openapi.ts";
-import { INTEGER_SPELLING } from "./_openapi-components.ts";
+import type { Json } from "../types.ts";
+import { INTEGER_SPELLING } from "./_components.ts";
 
 /** The default body limit (`DEFAULT_MAX_BODY_BYTES` of app.ts, which imports this module through the routes). */
 const DEFAULT_MAX_BODY_BYTES = 65536;

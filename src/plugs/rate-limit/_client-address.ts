@@ -9,7 +9,7 @@
  * each address would give it 2^64 separate limits. IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`,
  * as Node reports IPv4 peers on a dual-stack socket) count as the IPv4 address.
  */
-import type { ConnectionInfo } from "./app.ts";
+import type { ConnectionInfo } from "../../types.ts";
 
 /** The address the server saw the request come from, when it says. */
 export function peerAddress(request: Request, connection: ConnectionInfo | undefined): string | undefined {

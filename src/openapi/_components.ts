@@ -2,13 +2,13 @@
  * @module
  * Private to the OpenAPI document: its components (schemas, parameters, headers, responses) and the
  * helpers that build responses from them. Every value the service reads from a request is written
- * here as exactly as JSON Schema can say it; what it cannot say is in `_openapi-rules.ts`.
+ * here as exactly as JSON Schema can say it; what it cannot say is in `_rules.ts`.
  */
-import type { Json } from "./openapi.ts";
-import { ERROR_STATUS } from "./errors.ts";
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from "./idempotency.ts";
-import { MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "./pet.ts";
-import { LIMIT } from "./validate-list-query.ts";
+import type { Json } from "../types.ts";
+import { ERROR_STATUS } from "../errors.ts";
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from "../idempotency.ts";
+import { MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "../pet.ts";
+import { LIMIT } from "../validate-list-query.ts";
 
 type JsonObject = { readonly [key: string]: Json };
 

@@ -4,7 +4,7 @@
  * saying in a few words what a schema allows, and making an example value a schema accepts.
  * Nothing here knows this API: the page renders whatever the document holds.
  */
-import type { Json } from "./openapi.ts";
+import type { Json } from "../../types.ts";
 
 /** A JSON object. */
 export type JsonObject = { readonly [key: string]: Json };

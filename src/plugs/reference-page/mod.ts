@@ -2,15 +2,20 @@
  * @module
  * The API's reference page: one HTML page, made from the OpenAPI document the service serves, with
  * every operation's parameters, body, answers, error codes and a curl example, and a "try it" form
- * per operation. `createApp({ ..., referencePage: true })` answers it at `GET /`, without a key.
+ * per operation. The plug `referencePage()` answers it at `GET /`, without a key.
  *
  * It loads nothing: its style and script are inline, and its `Content-Security-Policy` allows
  * exactly those (by their SHA-256 hashes), requests to its own origin, and its inline icon. The page
  * is rendered once per app, on its first request; each answer only writes in the base URL.
+ *
+ * ```ts
+ * import { createApp, createMemoryStore } from "animal-store";
+ * import { referencePage } from "animal-store/reference-page";
+ * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [referencePage()] });
+ * ```
  */
-import type { Json } from "./openapi.ts";
-import { errorResponse } from "./errors.ts";
-import { OPENAPI_DOCUMENT } from "./openapi.ts";
+import type { Json, Plug } from "../../mod.ts";
+import { errorResponse, OPENAPI_DOCUMENT } from "../../mod.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./_reference-page-assets.ts";
 import { renderPage } from "./_reference-page-html.ts";
 import { BASE_URL_MARK } from "./_reference-page-operation.ts";
@@ -18,6 +23,17 @@ import { escapeHtml } from "./_reference-page-schema.ts";
 
 /** The methods `/` answers when the page is on. */
 export const REFERENCE_PAGE_METHODS = "GET, HEAD";
+
+/** Answers `GET /` (outside the base path, without a key) with the page, made from `document` (default: the document the service serves). */
+export function referencePage(document: Json = OPENAPI_DOCUMENT): Plug {
+  return ({ basePath, baseUrlOf }) => {
+    const page = createReferencePage(basePath, document);
+    return {
+      paths: { "/": REFERENCE_PAGE_METHODS },
+      inner: (request, path) => (path === "/" ? { answer: page(request, baseUrlOf(request)) } : undefined),
+    };
+  };
+}
 
 /** Answers a request for the page; `baseUrl` is the API's absolute base URL as the request reached it. */
 export type ReferencePage = (request: Request, baseUrl: string) => Promise<Response>;

@@ -15,13 +15,17 @@
  * of at most `maxAddresses` entries. When the table is full, entries whose bucket is full again are
  * dropped (forgetting them changes nothing), at most once a second; if none is, new addresses share
  * one overflow entry until room is made.
+ *
+ * ```ts
+ * import { createApp, createMemoryStore } from "animal-store";
+ * import { rateLimit } from "animal-store/rate-limit";
+ * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [rateLimit({ requests: 100, seconds: 1 })] });
+ * ```
  */
-import type { ConnectionInfo } from "./app.ts";
-import type { Validation } from "./validation.ts";
-import { errorResponse } from "./errors.ts";
+import type { ConnectionInfo, Plug, PlugOutcome, Validation } from "../../mod.ts";
+import { errorResponse } from "../../mod.ts";
 import { clientAddress, peerAddress } from "./_client-address.ts";
 import { createKeyIndex } from "./_key-index.ts";
-import { splitUrl } from "./_request-target.ts";
 
 /** A rate limit: `requests` per `seconds` on average, at most `burst` at once. */
 export interface RateLimit {
@@ -35,14 +39,6 @@ export interface RateLimit {
 
 /** The default number of client addresses counted apart: about 1.5 MB of memory at most. */
 export const DEFAULT_MAX_ADDRESSES = 10_000;
-
-/** How the rate limiter tells who sent a request. */
-export interface RateLimitOptions {
-  /** The configured API keys: a request carrying one is counted under it. */
-  readonly apiKeys: readonly string[];
-  /** Count requests without a valid key under the address a proxy forwarded, not the connection's. */
-  readonly trustProxy: boolean;
-}
 
 const UNITS: Readonly<Record<string, number>> = { s: 1, min: 60, h: 3600 };
 const WRITTEN = /^([0-9]{1,9})\/(s|min|h)(?:,burst=([0-9]{1,9}))?$/;
@@ -77,25 +73,29 @@ export function describeRateLimit(limit: RateLimit): string {
 // Lets float arithmetic land on whole requests: 3 × (1000 / 3) ms is 1000 ms.
 const EPSILON = 1e-6;
 
-/** What the limit says of a request: the 429 that refuses it, or the RateLimit fields its answer carries. */
-export type Admission =
-  | { readonly refused: Response }
-  | { readonly refused?: undefined; readonly headers: Readonly<Record<string, string>> };
-
-/** Counts one request against the limit of its key or address. */
-export type RateLimiter = (request: Request, connection?: ConnectionInfo) => Admission;
-
-/** A limiter that counts each request and refuses it with 429 past the limit; every answer carries the RateLimit fields. */
-export function createRateLimiter(limit: RateLimit, options: RateLimitOptions): RateLimiter {
+/**
+ * A rate limit for an app: its inner step counts each request a plug before it has not answered
+ * against its key (or, without a valid key, its client address, behind a trusted proxy the
+ * forwarded one) and refuses it with 429 past the limit; every other answer carries the RateLimit
+ * fields.
+ */
+export function rateLimit(limit: RateLimit): Plug {
   const problem = rateLimitProblem(limit);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
+  return ({ apiKeys, trustProxy }) => ({ inner: createRateLimiter(limit, apiKeys, trustProxy) });
+}
+
+/** Counts one request against the limit of its key or address. */
+type RateLimiter = (request: Request, path: string, connection: ConnectionInfo | undefined) => PlugOutcome;
+
+function createRateLimiter(limit: RateLimit, apiKeys: readonly string[], trustProxy: boolean): RateLimiter {
   const interval = (limit.seconds * 1000) / limit.requests;
   const burst = limit.burst ?? limit.requests;
   const capacity = burst * interval;
   const policy = `"default";q=${burst};w=${Math.max(1, Math.ceil(capacity / 1000 - EPSILON))}`;
-  const keyIndex = createKeyIndex(options.apiKeys);
+  const keyIndex = createKeyIndex(apiKeys);
   // Each key's theoretical arrival time (ms, on performance.now()'s clock); 0 is a full bucket.
-  const keyTats = new Float64Array(options.apiKeys.length);
+  const keyTats = new Float64Array(apiKeys.length);
   const addresses = createAddressTable(limit.maxAddresses ?? DEFAULT_MAX_ADDRESSES);
   const described = describeRateLimit(limit);
 
@@ -107,9 +107,8 @@ export function createRateLimiter(limit: RateLimit, options: RateLimitOptions): 
     return `"default";r=${remaining};t=${Math.max(1, untilNext)}`;
   }
 
-  function refusal(request: Request, byKey: boolean, waitMs: number): Response {
+  function refusal(request: Request, path: string, byKey: boolean, waitMs: number): Response {
     const seconds = Math.max(1, Math.ceil(waitMs / 1000 - EPSILON));
-    const path = splitUrl(request.url)?.path ?? request.url;
     const who = byKey ? "this API key has" : "requests without a valid API key from this address have";
     return errorResponse("rate_limited", `Cannot ${request.method} ${path}: ${who} used up the rate limit of ${described}; retry in ${seconds} s`, {
       "retry-after": String(seconds),
@@ -118,12 +117,12 @@ export function createRateLimiter(limit: RateLimit, options: RateLimitOptions): 
     });
   }
 
-  return (request, connection) => {
+  return (request, path, connection) => {
     const now = performance.now();
     const key = keyIndex(request.headers.get("authorization"));
-    const address = key === -1 ? addresses.countedAs(addressOf(request, connection, options.trustProxy), now) : "";
+    const address = key === -1 ? addresses.countedAs(addressOf(request, connection, trustProxy), now) : "";
     const tat = Math.max(key === -1 ? addresses.tatOf(address) : keyTats[key]!, now) + interval;
-    if (tat - now > capacity + EPSILON) return { refused: refusal(request, key !== -1, tat - now - capacity) };
+    if (tat - now > capacity + EPSILON) return { answer: refusal(request, path, key !== -1, tat - now - capacity) };
     if (key === -1) addresses.set(address, tat);
     else keyTats[key] = tat;
     return { headers: { "ratelimit-policy": policy, ratelimit: serviceLimit(tat - now) } };

@@ -13,8 +13,8 @@
  * `Response` keeps by reference, so that a middleware adding a cookie to one answer would add it to
  * every later one. Each `Response` makes its own `Headers` from the record.
  */
-import type { Pet } from "./pet.ts";
-import { entityTag } from "./etag.ts";
+import type { Pet } from "../pet.ts";
+import { entityTag } from "../etag.ts";
 import { utf8Length } from "./json-response.ts";
 
 /** The JSON texts of pets, remembered per app. */
@@ -90,7 +90,7 @@ export function createPetTexts(): PetTexts {
   }
   function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
     const kept = taggedOf(text);
-    // The same record (getPet's deprecation headers, see deprecation.ts) is found by reference.
+    // The same record (a request's prepared headers, often none) is found by reference.
     if (kept.ready?.extra === extra) return kept.ready.headers;
     const key = extraKey(extra);
     if (kept.ready?.key === key) return kept.ready.headers;

@@ -10,7 +10,7 @@
  * for (const check of storeChecks(() => openMyStore())) test(check.name, check.run);
  * ```
  */
-import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "./mod.ts";
+import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../mod.ts";
 
 /** One behaviour of the store contract; `run` rejects when the store breaks it. */
 export interface StoreCheck {

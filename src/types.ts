@@ -1,0 +1,80 @@
+/**
+ * @module
+ * The types the core and its plugs share, at the bottom of the import order: the handler, the app,
+ * where a request came from, a JSON value, and the plug seam. Nothing here imports a module that
+ * imports it back.
+ *
+ * A plug is an optional feature (CORS, a rate limit, the reference page, `/health`). It is made once
+ * per app from what the app tells it (`PlugSetup`) and gives steps the app asks about every request
+ * before routing: every plug's `outer` step in list order, then every plug's `inner` step in list
+ * order. A step answers the request (the first answer ends the asking), or gives headers every
+ * answer to the request carries, or does nothing. An answer carries the headers collected before it.
+ * So with `[health(), rateLimit(…), cors(…)]`, `GET /health` is answered before anything is counted
+ * or marked (health's outer step), a 429 carries CORS's headers (CORS's outer step came first), and
+ * a CORS preflight is counted and carries the `RateLimit` fields (CORS answers it in its inner step).
+ */
+import type { PetStore } from "./store.ts";
+
+/** A JSON value. */
+export type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json };
+
+/**
+ * Where a request came from, as the runtimes pass it as the handler's second argument: Bun's
+ * server (`requestIP`) or Deno's handler info (`remoteAddr`); `serveNode` passes the first. Read
+ * only by plugs (the rate limit, for requests without a valid key).
+ */
+export interface ConnectionInfo {
+  /** The address of the connection `request` came on (Bun's `server.requestIP`). */
+  requestIP?(request: Request): { readonly address: string } | null;
+  /** The address of the connection the request came on (Deno's `ServeHandlerInfo.remoteAddr`). */
+  readonly remoteAddr?: { readonly hostname?: string };
+}
+
+/** A Fetch API request handler, as `Bun.serve`, `Deno.serve` and most host frameworks take it. */
+export type Handler = (request: Request, connection?: ConnectionInfo) => Promise<Response>;
+
+/** The service: a Fetch API handler, and the `onError` that adapters report their own failures to. */
+export interface App {
+  /** Answers a request; never rejects (an unexpected error is passed to `onError` and answered with 500). */
+  readonly fetch: Handler;
+  /** Where unexpected errors go, also those an adapter meets while sending an answer. */
+  readonly onError: (error: unknown, request?: Request) => void;
+}
+
+/** What the app tells a plug when it makes it, once per app. */
+export interface PlugSetup {
+  /** The path the API is mounted under, e.g. `/v1` (`""` for the root). */
+  readonly basePath: string;
+  /** The bearer tokens the app accepts: a request carrying one carries a valid key. */
+  readonly apiKeys: readonly string[];
+  /** Where the app keeps pets. */
+  readonly store: PetStore;
+  /** Whether the app trusts what a proxy forwards (`Forwarded`, `X-Forwarded-*`). */
+  readonly trustProxy: boolean;
+  /** The methods the app answers at a path (its routes' and its plugs'), as an `Allow` value; `undefined` where nothing answers. */
+  methodsAt(path: string): string | undefined;
+  /** The absolute URL of the API as a request reached it, e.g. `https://pets.example/v1`. */
+  baseUrlOf(request: Request): string;
+}
+
+/** What a step makes of a request: an answer (maybe still being made), headers every answer carries, or nothing. */
+export type PlugOutcome =
+  | { readonly answer: Response | Promise<Response>; readonly headers?: undefined }
+  | { readonly answer?: undefined; readonly headers: Readonly<Record<string, string>> }
+  | undefined;
+
+/** One step of a plug: the request, its path (percent-encoded, dot segments resolved) and where it came from. */
+export type PlugStep = (request: Request, path: string, connection: ConnectionInfo | undefined) => PlugOutcome;
+
+/** What a plug does with every request, before routing. Synchronous, so a plug costs a call where it has nothing to do. */
+export interface PlugSteps {
+  /** Asked first, every plug's in list order: headers every answer carries (CORS), or an answer nothing else marks (health). */
+  readonly outer?: PlugStep;
+  /** Asked next, every plug's in list order: an answer (a 429, a preflight, a page) or headers every answer carries (`RateLimit`). */
+  readonly inner?: PlugStep;
+  /** The paths outside the base path the plug answers, each with its methods as an `Allow` value: `{ "/": "GET, HEAD" }`. */
+  readonly paths?: Readonly<Record<string, string>>;
+}
+
+/** An optional feature, made once per app from what the app tells it. */
+export type Plug = (setup: PlugSetup) => PlugSteps;
