@@ -9,10 +9,11 @@ import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
 import { createKeyChecker, unauthorized } from "./auth.ts";
-import { Context, joinHeaders, NO_HEADERS } from "./context.ts";
-import { createIdempotencyGuard } from "./idempotency.ts";
+import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
+import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
 import { isHostValue } from "./_internal/_host.ts";
+import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
 import { createPetTexts } from "./_internal/_pet-texts.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_internal/_request-target.ts";
@@ -31,10 +32,7 @@ export interface AppOptions extends PublicOriginOptions {
   readonly maxBodyBytes?: number;
   /** The realm named in `WWW-Authenticate`. Default `animal-store`. */
   readonly realm?: string;
-  /**
-   * Called with every unexpected error, and the request it happened in, before it is answered with
-   * 500. Default `console.error`.
-   */
+  /** Called with every unexpected error, and the request it happened in, before the 500. Default `console.error`. */
   readonly onError?: (error: unknown, request?: Request) => void;
   /** Optional features, asked about every request before routing, in this order: `[health(), rateLimit(…), cors(…), referencePage()]`. Default none. */
   readonly plugs?: readonly Plug[];
@@ -142,14 +140,6 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   }
 
   return { fetch, onError };
-}
-
-/** `response` with `headers` set on a copy of it, or as it is when there are none. */
-function withHeaders(response: Response, headers: Readonly<Record<string, string>>): Response {
-  if (headers === NO_HEADERS) return response;
-  const merged = new Headers(response.headers);
-  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

@@ -11,9 +11,10 @@ import type { ErrorCode } from "./errors.ts";
 import type { IdempotencyGuard } from "./idempotency.ts";
 import type { Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
-import { ifNoneMatchHits } from "./etag.ts";
+import { ifNoneMatchHits, notModified } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
-import { jsonResponse, utf8Length } from "./_internal/json-response.ts";
+import { joinHeaders } from "./_internal/_header-records.ts";
+import { jsonResponse } from "./_internal/json-response.ts";
 
 /** What the app knows of a request before its handler runs. */
 export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
@@ -107,24 +108,4 @@ export class Context {
   #merged(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
     return headers === undefined ? this.#prepared : joinHeaders(this.#prepared, headers);
   }
-}
-
-/** Both sets of headers; a name in both (two `Link`s) gets both values, as `Headers.append` would. */
-export function joinHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  if (a === NO_HEADERS) return b;
-  if (b === NO_HEADERS) return a;
-  const joined: Record<string, string> = { ...a };
-  for (const [name, value] of Object.entries(b)) joined[name] = joined[name] === undefined ? value : `${joined[name]}, ${value}`;
-  return joined;
-}
-
-/** Headers for no route in particular. */
-export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-
-/**
- * A 304 with the given headers and no body. It declares the 200's `Content-Length`, as RFC 9110 §8.6
- * allows, so no adapter adds a wrong one.
- */
-function notModified(text: string, headers: Readonly<Record<string, string>>): Response {
-  return new Response(null, { status: 304, headers: { ...headers, "content-length": String(utf8Length(text)) } });
 }

@@ -1,30 +1,10 @@
 /**
  * @module
- * Strong entity tags (RFC 9110 §8.8.3) for answers that never change, and `If-None-Match`: a
- * client that already holds the answer gets 304 with no body (`Context.unchanging`).
- *
- * A tag is a 64-bit hash of the JSON text, so it changes whenever the bytes do, whichever store,
- * instance or process made them (a memory store that restarts gives an id to another pet). It is
- * not a cryptographic digest: `crypto.subtle` is asynchronous and would cost more than the list
- * request itself, and a tag only has to tell one version of one URL's answer from another.
+ * Conditional requests (RFC 9110 §13): a client that already holds an answer that never changes
+ * names its strong entity tag in `If-None-Match` and gets 304 with no body (`Context.unchanging`).
+ * A tag is a hash of the answer's JSON text (`_internal/_entity-tag.ts`).
  */
-/** The strong entity tag of a text: 16 hex digits, in double quotes. */
-export function entityTag(text: string): string {
-  // Two 32-bit FNV-1a style hashes with different multipliers, over UTF-16 code units.
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < text.length; i++) {
-    const unit = text.charCodeAt(i);
-    a = Math.imul(a ^ unit, 0x01000193);
-    b = Math.imul(b ^ unit, 0x5bd1e995);
-  }
-  b = Math.imul(b ^ (b >>> 15), 0x5bd1e995);
-  return `"${hex32(a)}${hex32(b)}"`;
-}
-
-function hex32(value: number): string {
-  return (value >>> 0).toString(16).padStart(8, "0");
-}
+import { utf8Length } from "./_internal/json-response.ts";
 
 /**
  * Whether an `If-None-Match` value names `tag` (weak comparison, as RFC 9110 §13.1.2 asks for this
@@ -37,4 +17,12 @@ export function ifNoneMatchHits(header: string | null, tag: string): boolean {
     if (candidate === "*" || candidate === tag || candidate === `W/${tag}`) return true;
   }
   return false;
+}
+
+/**
+ * A 304 for the 200 that would carry `text`, with the given headers and no body. It declares the
+ * 200's `Content-Length`, as RFC 9110 §8.6 allows, so no adapter adds a wrong one.
+ */
+export function notModified(text: string, headers: Readonly<Record<string, string>>): Response {
+  return new Response(null, { status: 304, headers: { ...headers, "content-length": String(utf8Length(text)) } });
 }

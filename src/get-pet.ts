@@ -4,7 +4,8 @@
  */
 import type { Context } from "./context.ts";
 import { MAX_EXACT_INTEGER } from "./pet.ts";
-import { describe, parseCanonicalInteger } from "./validation.ts";
+import { parseCanonicalInteger } from "./_internal/_number-literals.ts";
+import { describe } from "./validation.ts";
 
 /**
  * Answers `GET /pets/{petId}`: 200 with the pet and its `ETag` (a pet never changes), 304 when the

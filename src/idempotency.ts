@@ -9,8 +9,6 @@
  */
 import type { Validation } from "./validation.ts";
 import type { IdempotencyKey } from "./store.ts";
-import { bearerToken } from "./auth.ts";
-import { tableKey } from "./_internal/_idempotency-keys.ts";
 
 /** The longest accepted key, in characters. */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -40,7 +38,7 @@ export function readIdempotencyKey(header: string | null): Validation<string | u
   };
 }
 
-/** One app's idempotency bookkeeping: which keyed creates are being answered, and the digests of its API keys. */
+/** One app's idempotency bookkeeping (made in `_internal/_idempotency-guard.ts`): which keyed creates are being answered, and the digests of its API keys. */
 export interface IdempotencyGuard {
   /** The scoped key for a request's `Idempotency-Key`, its client named by a digest of the request's API key. */
   scope(authorization: string | null, key: string): Promise<IdempotencyKey>;
@@ -48,37 +46,4 @@ export interface IdempotencyGuard {
   claim(key: IdempotencyKey): boolean;
   /** Releases `key` once its request is answered. */
   release(key: IdempotencyKey): void;
-}
-
-/** Empty bookkeeping for one app. */
-export function createIdempotencyGuard(): IdempotencyGuard {
-  const inFlight = new Set<string>();
-  // Only configured keys get this far (the key check comes first), so this map stays small.
-  const digests = new Map<string, Promise<string>>();
-  return {
-    async scope(authorization, key) {
-      const token = bearerToken(authorization) ?? "";
-      let digest = digests.get(token);
-      if (digest === undefined) {
-        digest = sha256(token);
-        digests.set(token, digest);
-      }
-      return { client: await digest, key };
-    },
-    claim(key) {
-      const name = tableKey(key);
-      if (inFlight.has(name)) return false;
-      inFlight.add(name);
-      return true;
-    },
-    release(key) {
-      inFlight.delete(tableKey(key));
-    },
-  };
-}
-
-/** The SHA-256 digest of a text, base64url-encoded without padding (43 characters). */
-async function sha256(text: string): Promise<string> {
-  const bytes = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-  return btoa(String.fromCharCode(...bytes)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }

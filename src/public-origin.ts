@@ -3,6 +3,7 @@
  * Which origin the service writes into the absolute URLs of `Location` and `Link`: a configured
  * public URL, else what a trusted proxy forwarded, else the request's own validated `Host`.
  */
+import { forwardedOrigin } from "./_internal/_forwarded.ts";
 import { isHostValue } from "./_internal/_host.ts";
 
 /** Where the service's absolute URLs point. */
@@ -52,20 +53,4 @@ export function publicUrlProblem(url: string): string | undefined {
   }
   if (url.endsWith("/")) return 'must not end with "/"';
   return `${parsed.origin}${parsed.pathname === "/" ? "" : parsed.pathname}` === url ? undefined : "must be written in its normal form";
-}
-
-/** The origin a trusted proxy forwarded, when its scheme and host are well-formed. */
-function forwardedOrigin(headers: Headers, scheme: string): string | undefined {
-  const forwarded = headers.get("forwarded");
-  // Only the first element: the one the proxy nearest the client wrote.
-  const element = forwarded?.split(",")[0] ?? "";
-  const pairs = new Map(element.split(";").map((pair) => {
-    const equals = pair.indexOf("=");
-    return [pair.slice(0, equals).trim().toLowerCase(), pair.slice(equals + 1).trim().replace(/^"(.*)"$/, "$1")];
-  }));
-  const proto = (forwarded === null ? headers.get("x-forwarded-proto")?.split(",")[0]?.trim() : pairs.get("proto"))?.toLowerCase() ?? scheme;
-  const host = forwarded === null ? headers.get("x-forwarded-host")?.split(",")[0]?.trim() : pairs.get("host");
-  if (proto !== "http" && proto !== "https") return undefined;
-  const authority = host ?? headers.get("host");
-  return authority === null || !isHostValue(authority) ? undefined : `${proto}://${authority}`;
 }

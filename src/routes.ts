@@ -5,11 +5,12 @@
  * `Link` to its successor.
  */
 import type { Context, RouteHandler } from "./context.ts";
-import { NO_HEADERS } from "./context.ts";
 import { createPet } from "./create-pet.ts";
 import { getPet } from "./get-pet.ts";
 import { listPets } from "./list-pets.ts";
 import { OPENAPI_JSON } from "./openapi/mod.ts";
+import { NO_HEADERS } from "./_internal/_header-records.ts";
+import { matchTemplate } from "./_internal/_path-template.ts";
 
 /** One endpoint: method, path template under the base path (`{name}` is a parameter), handler, and its facts. */
 export interface Route {
@@ -98,22 +99,6 @@ function sharedDeprecation(routes: readonly Route[]): Deprecation | undefined {
 function allowHeader(methods: readonly string[]): string {
   const allowed = methods.includes("GET") ? [...methods, "HEAD"] : [...methods];
   return allowed.sort().join(", ");
-}
-
-function matchTemplate(parts: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
-  if (parts.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i]!;
-    const segment = segments[i]!;
-    if (part.startsWith("{")) {
-      if (segment === "") return undefined;
-      params[part.slice(1, -1)] = segment;
-    } else if (part !== segment) {
-      return undefined;
-    }
-  }
-  return params;
 }
 
 async function openApiDocument(context: Context): Promise<Response> {

@@ -6,8 +6,9 @@ import type { PageQuery } from "./store.ts";
 import type { PetStatus } from "./pet.ts";
 import { isPetStatus } from "./pet.ts";
 import type { Validation } from "./validation.ts";
+import { parseCanonicalInteger } from "./_internal/_number-literals.ts";
 import { parseQuery } from "./_internal/_query-string.ts";
-import { describe, invalid, parseCanonicalInteger, statusProblem, valid } from "./validation.ts";
+import { describe, invalid, statusProblem, valid } from "./validation.ts";
 
 /** The smallest, largest and default page size. */
 export const LIMIT = { min: 1, max: 100, default: 20 } as const;

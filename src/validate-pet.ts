@@ -4,10 +4,10 @@
  * from JSON text to a clean value or every problem found.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
-import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, withId } from "./pet.ts";
-import { hasFractionOrExponent, topLevelNumberLiterals } from "./_internal/_number-literals.ts";
+import { isPetStatus, withId } from "./pet.ts";
+import { categoryIdProblem, nameProblem, newNameProblem } from "./_internal/_pet-fields.ts";
 import type { Validation } from "./validation.ts";
-import { describe, invalid, isIntegerLiteral, statusProblem, valid } from "./validation.ts";
+import { describe, invalid, statusProblem, valid } from "./validation.ts";
 
 const NEW_PET_FIELDS: readonly string[] = ["name", "categoryId", "status"];
 /** The members of a stored pet record. */
@@ -75,54 +75,6 @@ function checkFields(
 
 function unknownFieldProblem(key: string): string {
   return key === "id" ? '"id" is assigned by the service and must not be sent' : `unknown field ${JSON.stringify(key)}`;
-}
-
-function nameProblem(value: unknown): string | undefined {
-  if (value === undefined) return '"name" is required';
-  if (typeof value !== "string") return `"name" must be a string, got ${describe(value)}`;
-  if (value.trim() === "") return '"name" must not be empty or only whitespace';
-  if (!value.isWellFormed()) return '"name" must be valid Unicode text (it holds a lone surrogate)';
-  // `length` counts UTF-16 units, never fewer than code points: count code points only when it matters.
-  if (value.length <= NAME_MAX_LENGTH) return undefined;
-  const length = [...value].length;
-  return length > NAME_MAX_LENGTH ? `"name" must be at most ${NAME_MAX_LENGTH} characters, got ${length}` : undefined;
-}
-
-/**
- * Control characters (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) in a new name: PostgreSQL
- * cannot store U+0000 at all, and the others (line breaks, tabs, terminal escapes) are no part of a
- * name and would reach every client that lists it. Refused on every store, in the same words.
- */
-const CONTROL_CHARACTER = /\p{Cc}/u;
-
-/** The problem with a new pet's name: a stored name's, or a control character. */
-function newNameProblem(value: unknown): string | undefined {
-  return nameProblem(value) ?? controlCharacterProblem(value as string);
-}
-
-function controlCharacterProblem(value: string): string | undefined {
-  const found = CONTROL_CHARACTER.exec(value);
-  if (found === null) return undefined;
-  const codePoint = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
-  const position = [...value.slice(0, found.index)].length + 1;
-  return `"name" must not contain control characters (U+0000 to U+001F, U+007F to U+009F), got U+${codePoint} at character ${position}`;
-}
-
-function categoryIdProblem(value: unknown, text: string): string | undefined {
-  if (value === undefined) return '"categoryId" is required';
-  if (typeof value !== "number") return `"categoryId" must be an integer, got ${describe(value)}`;
-  // JSON.parse has already rounded the value: judge the number as the client wrote it. A plain
-  // integer literal that parses to a safe integer is exact, so the common case needs no more.
-  if (Number.isSafeInteger(value) && !hasFractionOrExponent(text)) return undefined;
-  const written = topLevelNumberLiterals(text).get("categoryId") ?? String(value);
-  if (!Number.isInteger(value)) return `"categoryId" must be an integer, got ${written}`;
-  if (!isIntegerLiteral(written)) {
-    return `"categoryId" must be written as a plain integer (no fraction or exponent), got ${written}`;
-  }
-  if (!Number.isSafeInteger(value)) {
-    return `"categoryId" must be between ${-MAX_EXACT_INTEGER} and ${MAX_EXACT_INTEGER}, got ${written}`;
-  }
-  return undefined;
 }
 
 function statusFieldProblem(value: unknown): string | undefined {

@@ -21,23 +21,6 @@ export function invalid<T>(issues: string[]): Validation<T> {
   return { ok: false, issues };
 }
 
-const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
-
-/** Whether `text` is an integer in plain decimal: an optional minus, no leading zero, no fraction or exponent. */
-export function isIntegerLiteral(text: string): boolean {
-  return INTEGER_LITERAL.test(text);
-}
-
-/**
- * The non-negative integer that `text` spells in plain decimal (no sign, no leading zero), or
- * `undefined` when it spells anything else or a number too large to hold exactly.
- */
-export function parseCanonicalInteger(text: string): number | undefined {
-  if (text.startsWith("-") || !isIntegerLiteral(text)) return undefined;
-  const value = Number(text);
-  return Number.isSafeInteger(value) ? value : undefined;
-}
-
 /** The problem with a status value that is not one of the pet statuses. */
 export function statusProblem(value: unknown): string {
   return `"status" must be one of ${PET_STATUSES.map((status) => `"${status}"`).join(", ")}, got ${describe(value)}`;

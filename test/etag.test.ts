@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { entityTag, ifNoneMatchHits } from "../src/etag.ts";
+import { entityTag } from "../src/_internal/_entity-tag.ts";
+import { ifNoneMatchHits } from "../src/etag.ts";
 import { call, createPets, get, testApp } from "./helpers.ts";
 
 const STRONG_TAG = /^"[0-9a-f]{16}"$/;

@@ -114,3 +114,15 @@ test("a plug imports only the core's public surface (src/mod.ts, src/types.ts) a
     });
   expect(offending).toEqual([]);
 });
+
+// Issue 34's budget for the interface a learner reads: mechanics go to src/_internal/, not to the top.
+const TOP_FILES_BUDGET = 20;
+const TOP_LINES_BUDGET = 1300;
+
+test(`the top of src/ stays a readable interface: at most ${TOP_FILES_BUDGET} files and ${TOP_LINES_BUDGET} lines`, () => {
+  const top = readdirSync("src", { withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith(".ts"));
+  // Counted as `wc -l` counts them: one line per newline.
+  const lines = top.reduce((sum, entry) => sum + readFileSync(`src/${entry.name}`, "utf8").split("\n").length - 1, 0);
+  expect(top.length).toBeLessThanOrEqual(TOP_FILES_BUDGET);
+  expect(lines).toBeLessThanOrEqual(TOP_LINES_BUDGET);
+});

@@ -1,6 +1,7 @@
 /**
  * @module
- * Private to the pet validator: how the top-level numbers of a JSON object were written.
+ * Private to the validators: integers in plain decimal, and how the top-level numbers of a JSON
+ * object were written.
  *
  * `JSON.parse` silently rounds: `9007199254740991.4` and `1.0000000000000001` both come back as
  * integers. Validators that must never round look at the written form too.
@@ -10,6 +11,23 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const MINUS = 0x2d;
+
+const INTEGER_LITERAL = /^-?(0|[1-9][0-9]*)$/;
+
+/** Whether `text` is an integer in plain decimal: an optional minus, no leading zero, no fraction or exponent. */
+export function isIntegerLiteral(text: string): boolean {
+  return INTEGER_LITERAL.test(text);
+}
+
+/**
+ * The non-negative integer that `text` spells in plain decimal (no sign, no leading zero), or
+ * `undefined` when it spells anything else or a number too large to hold exactly.
+ */
+export function parseCanonicalInteger(text: string): number | undefined {
+  if (text.startsWith("-") || !isIntegerLiteral(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
 
 /**
  * The source text of each number-valued member of the top-level object in `json`, by member name

@@ -14,7 +14,7 @@
  * every later one. Each `Response` makes its own `Headers` from the record.
  */
 import type { Pet } from "../pet.ts";
-import { entityTag } from "../etag.ts";
+import { entityTag } from "./_entity-tag.ts";
 import { utf8Length } from "./json-response.ts";
 
 /** The JSON texts of pets, remembered per app. */

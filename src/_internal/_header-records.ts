@@ -1,0 +1,25 @@
+/**
+ * @module
+ * Private: headers as the app prepares them for a request, frozen records rather than `Headers`
+ * (see `context.ts`): none, two sets joined, and a set put on an answer made some other way.
+ */
+
+/** Headers for no route in particular. */
+export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** Both sets of headers; a name in both (two `Link`s) gets both values, as `Headers.append` would. */
+export function joinHeaders(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
+  if (a === NO_HEADERS) return b;
+  if (b === NO_HEADERS) return a;
+  const joined: Record<string, string> = { ...a };
+  for (const [name, value] of Object.entries(b)) joined[name] = joined[name] === undefined ? value : `${joined[name]}, ${value}`;
+  return joined;
+}
+
+/** `response` with `headers` set on a copy of it, or as it is when there are none. */
+export function withHeaders(response: Response, headers: Readonly<Record<string, string>>): Response {
+  if (headers === NO_HEADERS) return response;
+  const merged = new Headers(response.headers);
+  for (const [name, value] of Object.entries(headers)) merged.set(name, value);
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers: merged });
+}
