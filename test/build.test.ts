@@ -32,6 +32,32 @@ test("npm and JSR publish the same entry points, from the same sources", () => {
   expect(bunSources).toEqual(denoJson.exports);
 });
 
+/** Each npm entry's conditions, for the entries that have them (not `./package.json`). */
+const conditioned = Object.entries(entries).flatMap(([name, targets]) => typeof targets === "string" ? [] : [{ name, targets }]);
+
+test("the build's root files are exactly the package's entry points (tsconfig.build.json takes them by pattern)", () => {
+  const shown = Bun.spawnSync(["node_modules/.bin/tsc", "-p", "tsconfig.build.json", "--showConfig"]);
+  const roots = (JSON.parse(shown.stdout.toString()) as { files: string[] }).files;
+  expect(roots.toSorted()).toEqual(conditioned.map(({ targets }) => targets["bun"]!).toSorted());
+});
+
+test("each npm entry's declarations and JavaScript are its own source's build output", () => {
+  const mismatched = conditioned
+    .filter(({ targets }) => {
+      const built = `./dist/${targets["bun"]!.slice("./".length).replace(/\.ts$/, "")}`;
+      return targets["types"] !== `${built}.d.ts` || targets["default"] !== `${built}.js`;
+    })
+    .map(({ name }) => name);
+  expect(mismatched).toEqual([]);
+});
+
+test("typesVersions names every subpath entry with the declarations its exports entry names, and nothing else", () => {
+  const typesVersions = packageJson.typesVersions["*"] as Record<string, string[]>;
+  const expected = Object.fromEntries(conditioned.filter(({ name }) => name !== ".").map(({ name, targets }) => [name.slice("./".length), [targets["types"]!]]));
+  expect(typesVersions).toEqual(expected);
+  expect(packageJson.types).toBe(conditioned.find(({ name }) => name === ".")!.targets["types"]!);
+});
+
 test("plain Node, with no loader, runs the built core: a create, then a list", () => {
   const script = `
     import { createApp, createMemoryStore } from ${JSON.stringify(join(out, "src", "mod.js"))};
