@@ -1,8 +1,8 @@
 /**
  * @module
  * How long the standalone server waits on a client, so slow or idle connections cannot hold it.
- * Each runtime offers different knobs; each adapter maps these three onto what it has (the README's
- * configuration section says which apply where).
+ * Each runtime offers different knobs; each adapter maps these three onto what it has
+ * (`docs/running.md`, "Slow clients, timeouts and file descriptors", says which apply where).
  */
 
 /** The three waits, in seconds. */

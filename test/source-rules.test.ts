@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
 import { REQUEST_MEMBERS, RESPONSE_MEMBERS } from "../src/_internal/_fetch-contract.ts";
 
@@ -125,4 +125,21 @@ test(`the top of src/ stays a readable interface: at most ${TOP_FILES_BUDGET} fi
   const lines = top.reduce((sum, entry) => sum + readFileSync(`src/${entry.name}`, "utf8").split("\n").length - 1, 0);
   expect(top.length).toBeLessThanOrEqual(TOP_FILES_BUDGET);
   expect(lines).toBeLessThanOrEqual(TOP_LINES_BUDGET);
+});
+
+/** The `.ts` and `.md` paths a comment names, e.g. `_fence.ts`, `../src/mod.ts`, `docs/running.md`. */
+function pathsNamedIn(comment: string): string[] {
+  return [...comment.matchAll(/(?<![\w./:-])((?:\.{1,2}\/)*\w[\w./-]*\.(?:ts|md))(?!\w)/g)].map((match) => match[1]!);
+}
+
+test("every .ts or .md file a comment in src/ or adapters/ names exists (from the file's folder, the repository root, src/ or adapters/)", () => {
+  const missing = ["src", "adapters"].flatMap((folder) =>
+    sources(folder).flatMap(({ file, lines }) =>
+      lines.flatMap((line, index) => {
+        const comment = /^\s*(\/\*\*|\*|\/\/)/.test(line) ? line : line.match(/\/\/ .*$/)?.[0] ?? "";
+        return pathsNamedIn(comment)
+          .filter((named) => ![join(dirname(file), named), named, join("src", named), join("adapters", named)].some((path) => existsSync(path)))
+          .map((named) => `${file}:${index + 1} names ${named}`);
+      })));
+  expect(missing).toEqual([]);
 });

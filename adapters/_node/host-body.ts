@@ -7,7 +7,7 @@
  * What is lost: `express.raw()` leaves the bytes as sent, `express.text()` the decoded text, but
  * `express.json()` leaves only what `JSON.parse` made of them, so the body is written back with
  * `JSON.stringify`. A number's spelling is gone (`1.0`, `1e0` and `1.0000000000000001` all come
- * back as `1`), and so is whitespace. The README's decisions table says what that costs.
+ * back as `1`), and so is whitespace. `docs/decisions.md` says what that costs.
  *
  * Text is handed on only when it is provably the body as sent: as many UTF-8 bytes as the
  * `Content-Length`. Any other string is what `express.json({ strict: false })` made of a JSON

@@ -3,7 +3,7 @@
  * An exclusive lock file naming its owner, so only one process writes a data file, and a crashed
  * owner never keeps the next server from starting.
  *
- * The lock file holds the owner's identity as one JSON line (see `process-identity.ts`). Whether
+ * The lock file holds the owner's identity as one JSON line (see `_process-identity.ts`). Whether
  * that owner still runs is told, from the most certain to the least:
  * 1. `/proc`, when the owner ran in the same boot and pid namespace: a zombie, a pid now used by
  *    another process, or this process's own pid from an earlier life (a container's pid 1) is dead.
@@ -20,7 +20,7 @@
  * Only the lease can be wrong: an owner that is frozen (SIGSTOP, a long GC pause, a paused
  * container or VM) renews nothing and looks dead, yet wakes up later with the data file open. A
  * lock taken over that way says so (`previousOwnerMayRun`), and the store then fences the old
- * owner off (see `fence.ts`).
+ * owner off (see `_fence.ts`).
  */
 import { link, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs/promises";
 import { setInterval } from "node:timers";

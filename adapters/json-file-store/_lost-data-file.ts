@@ -27,7 +27,7 @@ export type Loss = "deleted" | "replaced" | "unlocked";
 /**
  * How the data file was lost, or `undefined` while the path leads to the open file and the lock is
  * ours. A lost lock comes before a replaced file: a server that took the lock over may have given
- * the path a new file (see `fence.ts`), which is then its file, not one to save anything beside.
+ * the path a new file (see `_fence.ts`), which is then its file, not one to save anything beside.
  */
 export async function lossOf(path: string, opened: FileIdentity, lock: FileLock): Promise<Loss | undefined> {
   const [current, held] = await Promise.all([identityAt(path), lock.isHeld()]);

@@ -1,6 +1,6 @@
 /**
  * @module
- * A store that keeps pets in a JSON Lines file (see `pet-journal.ts`), durable and crash-safe.
+ * A store that keeps pets in a JSON Lines file (see `_journal.ts`), durable and crash-safe.
  *
  * - A create resolves only once its line is written and fsync'd. Creates that arrive while a write
  *   is in flight wait and go out together in the next write (group commit): one fsync for many.
@@ -11,13 +11,13 @@
  *   refuses further creates until a restart reloads the file.
  * - A create with an idempotency key writes the key in the pet's own line; the keys of the last 24
  *   hours are loaded back on open, at most `maxIdempotencyKeys` of them. The API key behind it is
- *   kept only as an HMAC under a secret beside the file (see `client-mac.ts`).
- * - A lock file keeps a second process from writing the same file (see `file-lock.ts`).
+ *   kept only as an HMAC under a secret beside the file (see `_client-mac.ts`).
+ * - A lock file keeps a second process from writing the same file (see `_file-lock.ts`).
  * - Before writing and again before acknowledging, the store checks that the path still leads to
- *   the file it opened and the lock is still its own (see `lost-data-file.ts`); if not, creates
+ *   the file it opened and the lock is still its own (see `_lost-data-file.ts`); if not, creates
  *   answer 503 and what was acknowledged is saved where a restart finds it.
  * - Writes only ever append (`O_APPEND`), and a lock taken from an owner that may only be frozen
- *   gives the path a new file first (see `fence.ts`): a woken owner's write lands nowhere it can
+ *   gives the path a new file first (see `_fence.ts`): a woken owner's write lands nowhere it can
  *   overwrite the new owner's lines.
  */
 import type { FileHandle } from "node:fs/promises";
@@ -175,7 +175,7 @@ interface Journal {
   readonly opened: FileIdentity;
   readonly lock: FileLock;
   readonly logger: Pick<Console, "info" | "warn">;
-  /** What the file keeps of a key's client (see `client-mac.ts`). */
+  /** What the file keeps of a key's client (see `_client-mac.ts`). */
   readonly mac: ClientMac;
   readonly observer: JsonFileStoreObserver | undefined;
 }
@@ -211,7 +211,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     pending = [];
   }
 
-  /** Saves what was acknowledged and fails the store, once the file was lost (see `lost-data-file.ts`). */
+  /** Saves what was acknowledged and fails the store, once the file was lost (see `_lost-data-file.ts`). */
   async function stopFor(loss: Loss, batch: readonly PendingCreate[]): Promise<void> {
     const reason = await rescue(file, committedSize, path, loss);
     logger.warn(`${path}: ${reason}`);

@@ -9,7 +9,7 @@ import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
 
 /**
  * The HTTP server the standalone server runs on Deno: Deno's `node:http`, which keeps all three
- * timeouts, or `Deno.serve`, faster but with no header or idle timeout (README, "Slow clients").
+ * timeouts, or `Deno.serve`, faster but with no header or idle timeout (`docs/running.md`, "Slow clients").
  */
 export type DenoServer = "node:http" | "Deno.serve";
 
