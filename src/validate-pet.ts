@@ -1,7 +1,8 @@
 /**
  * @module
  * The pet validators: the body of `POST /pets`, and a stored pet record (the same plus its id), each
- * from JSON text to a clean value or every problem found.
+ * from JSON text to a clean value or every problem found. How `name` and `categoryId` are judged
+ * (code points, control characters, numbers as written) is in `_internal/_pet-fields.ts`.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import { isPetStatus, withId } from "./pet.ts";
