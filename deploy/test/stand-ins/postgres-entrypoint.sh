@@ -9,7 +9,7 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   rm -f "$password"
   echo "listen_addresses = '*'" >> "$PGDATA/postgresql.conf"
   echo "host all all all scram-sha-256" >> "$PGDATA/pg_hba.conf"
-  if [ -n "${POSTGRES_DB:-}" ] && [ "$POSTGRES_DB" != "$user" ]; then
+  if [ -n "${POSTGRES_DB:-}" ] && [ "$POSTGRES_DB" != postgres ]; then
     pg_ctl --silent --wait --options="-c listen_addresses=''" start >/dev/null
     createdb --username="$user" "$POSTGRES_DB"
     pg_ctl --silent --wait --mode=fast stop
