@@ -8,6 +8,7 @@ import process from "node:process";
 import packageJson from "../../package.json" with { type: "json" };
 import { urlHost } from "../_serve.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
+import { runtimeOf } from "./_process-metrics.ts";
 import { defaultOf, SETTINGS } from "./settings.ts";
 
 /** How long `health` waits for an answer before calling the server unhealthy. */
@@ -20,7 +21,7 @@ const HEALTH_TIMEOUT_MS = 5_000;
 export async function runCommand(args: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number | undefined> {
   if (args[0] === "health") return await health(args.slice(1), env);
   if (args.includes("--help") || args.includes("-h")) return print(usage());
-  if (args.includes("--version")) return print(`animal-store ${packageJson.version} (${runtimeVersion()})`);
+  if (args.includes("--version")) return print(`animal-store ${packageJson.version} (${runtimeOf().name} ${runtimeOf().version})`);
   return undefined;
 }
 
@@ -36,13 +37,6 @@ export function usage(): string {
     "Settings: each flag mirrors an environment variable (a flag wins). Flag, variable, default:",
     ...rows.map(([flag, fallback, summary]) => `  ${flag!.padEnd(widths[0]!)}  ${fallback!.padEnd(widths[1]!)}  ${summary}`),
   ].join("\n");
-}
-
-/** `bun 1.4.5`, `deno 2.9.6` or `node 20.20.2`: the runtime this process runs on. */
-function runtimeVersion(): string {
-  const versions: Readonly<Record<string, string | undefined>> = process.versions;
-  for (const name of ["bun", "deno"]) if (versions[name] !== undefined) return `${name} ${versions[name]}`;
-  return `node ${process.versions.node}`;
 }
 
 function print(text: string): number {
