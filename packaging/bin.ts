@@ -1,8 +1,8 @@
 /**
  * @module
  * The package's `animal-store` command as users run it: the packed tarball installed into a fresh
- * folder of its own (no tsx, no Bun, no devDependencies), then `npx animal-store` on Node and
- * `bunx --bun animal-store` on Bun, each answering `--version` and `--help`, serving the API from the
+ * folder of its own (no tsx, no Bun, no devDependencies), then `npx animal-store` and `bunx
+ * animal-store` on Node and `bunx --bun animal-store` on Bun, each answering `--version` and `--help`, serving the API from the
  * compiled `dist/`, and printing `stopped` on SIGTERM. Run by `run.ts` (`npm run test:packaging`).
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,13 +17,24 @@ const HEADERS = { authorization: `Bearer ${KEY}`, "content-type": "application/j
 /** npx and bunx from this machine; Bun from the project's devDependency. */
 const BUN = join(import.meta.dir, "..", "node_modules", ".bin", "bun");
 const COMMANDS = {
-  "npx animal-store (Node)": { argv: ["npx", "--no", "animal-store"], runtime: "node" },
+  "npx animal-store (Node)": { argv: ["npx", "--no", "--", "animal-store"], runtime: "node" },
+  // bunx honours the bin's `#!/usr/bin/env node`; `--bun` runs it on Bun, with Bun's server and client.
+  "bunx animal-store (Node, by its shebang)": { argv: [BUN, "x", "animal-store"], runtime: "node" },
   "bunx --bun animal-store (Bun)": { argv: [BUN, "x", "--bun", "animal-store"], runtime: "bun" },
 } as const;
 
 function run(argv: readonly string[], cwd: string): { code: number; output: string } {
   const result = Bun.spawnSync([...argv], { cwd, stdout: "pipe", stderr: "pipe", timeout: 60_000 });
   return { code: result.exitCode ?? -1, output: result.stdout.toString() + result.stderr.toString() };
+}
+
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Starts `argv` in a process group of its own; resolves with its URL, or throws with its output. */
@@ -36,12 +47,15 @@ async function startServer(argv: readonly string[], cwd: string): Promise<{ url:
       for await (const chunk of stream) output += new TextDecoder().decode(chunk);
     })();
   }
+  // npx may exit before the server it started has finished stopping: wait for the whole group.
   const stop = async () => {
     process.kill(-child.pid, "SIGTERM");
-    const timer = setTimeout(() => process.kill(-child.pid, "SIGKILL"), 15_000);
+    const deadline = Date.now() + 15_000;
+    while (groupAlive(child.pid)) {
+      if (Date.now() > deadline) process.kill(-child.pid, "SIGKILL");
+      await Bun.sleep(50);
+    }
     await child.exited;
-    clearTimeout(timer);
-    await Bun.sleep(100);
     return output;
   };
   const deadline = Date.now() + 30_000;
