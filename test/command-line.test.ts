@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
+import { VERSION } from "../adapters/server/_version.ts";
 import { SETTINGS } from "../adapters/server/settings.ts";
 import { startServer } from "./server-process.ts";
 
@@ -15,6 +16,10 @@ async function run(runtime: Runtime, args: string[], env: Record<string, string>
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }
+
+test("the version the server reports is package.json's", () => {
+  expect(VERSION).toBe(packageJson.version);
+});
 
 for (const runtime of ["bun", "deno", "node"] as const) {
   describe(`the command line on ${runtime}`, () => {

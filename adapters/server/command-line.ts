@@ -5,7 +5,7 @@
  * `animal-store health [--url URL]`, a probe for container health checks that needs no curl.
  */
 import process from "node:process";
-import packageJson from "../../package.json" with { type: "json" };
+import { VERSION } from "./_version.ts";
 import { urlHost } from "../_serve.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
 import { runtimeOf } from "./_process-metrics.ts";
@@ -21,7 +21,7 @@ const HEALTH_TIMEOUT_MS = 5_000;
 export async function runCommand(args: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number | undefined> {
   if (args[0] === "health") return await health(args.slice(1), env);
   if (args.includes("--help") || args.includes("-h")) return print(usage());
-  if (args.includes("--version")) return print(`animal-store ${packageJson.version} (${runtimeOf().name} ${runtimeOf().version})`);
+  if (args.includes("--version")) return print(`animal-store ${VERSION} (${runtimeOf().name} ${runtimeOf().version})`);
   return undefined;
 }
 
