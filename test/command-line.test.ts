@@ -10,7 +10,7 @@ const SCRIPTS: Record<Runtime, string> = { bun: packageJson.scripts.start, deno:
 
 /** Runs the standalone server's command for `runtime` with `args`, to its end (at most 20 s). */
 async function run(runtime: Runtime, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [command = "", ...rest] = SCRIPTS[runtime].split(" ");
+  const [command = "", ...rest] = SCRIPTS[runtime].replace(/^exec /, "").split(" ");
   const local = `node_modules/.bin/${command}`;
   const child = Bun.spawn([existsSync(local) ? local : command, ...rest, ...args], { env: { ...process.env, PORT: "0", ...env }, stdout: "pipe", stderr: "pipe", timeout: 20_000 });
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
