@@ -1,9 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { VERSION } from "../adapters/server/_version.ts";
 import { SETTINGS } from "../adapters/server/settings.ts";
 import { startServer } from "./server-process.ts";
+import { tempFolder } from "./temp.ts";
 
 type Runtime = "bun" | "deno" | "node";
 const SCRIPTS: Record<Runtime, string> = { bun: packageJson.scripts.start, deno: packageJson.scripts["start:deno"], node: packageJson.scripts["start:node"] };
@@ -71,3 +73,12 @@ test("DATA_FILE in a folder that takes no files exits 2 with one line naming DAT
   expect(code).toBe(2);
   expect(stderr).toBe('animal-store: DATA_FILE "/proc/pets.json" cannot be kept in /proc (ENOENT: no file can be made there); set DATA_FILE to a file in a folder this user can write\n');
 });
+
+test("DATA_FILE under a file, not a folder, exits 2 naming DATA_FILE before anything is written", async () => {
+  const blocker = join(tempFolder(), "not-a-folder");
+  writeFileSync(blocker, "");
+  const dataFile = join(blocker, "pets.json");
+  const { code, stderr } = await run("node", [], { DATA_FILE: dataFile, API_KEYS: "" });
+  expect(code).toBe(2);
+  expect(stderr).toBe(`animal-store: DATA_FILE "${dataFile}" cannot be kept in ${resolve(blocker)} (it is a file, not a folder); set DATA_FILE to a file in a folder this user can write\n`);
+}, 25_000);

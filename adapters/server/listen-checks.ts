@@ -4,7 +4,7 @@
  * the setting and the fix (exit 2) rather than a runtime's own error: a `HOST` this machine cannot
  * listen on, a `DATA_FILE` in a folder where no file can be made.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
@@ -32,7 +32,8 @@ export function dataFileProblem(dataFile: string): string | undefined {
     rmSync(probe);
     return undefined;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? String(error);
-    return `DATA_FILE "${dataFile}" cannot be kept in ${folder} (${code}: no file can be made there); set DATA_FILE to a file in a folder this user can write`;
+    const file = statSync(folder, { throwIfNoEntry: false })?.isFile() === true;
+    const reason = file ? "it is a file, not a folder" : `${(error as NodeJS.ErrnoException).code ?? String(error)}: no file can be made there`;
+    return `DATA_FILE "${dataFile}" cannot be kept in ${folder} (${reason}); set DATA_FILE to a file in a folder this user can write`;
   }
 }
