@@ -372,4 +372,5 @@ await check("a typed client generated from the served document calls the server,
   console.log(await checkClient());
 });
 
+await (await import("./bin.ts")).checkBin(check, tarball);
 finish();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
@@ -89,12 +89,14 @@ describe("the generated API key, kept in the data folder", () => {
     );
   }, 20_000);
 
-  test("a data folder the key cannot be written to stops the start with one line naming it and exit 1", async () => {
-    const blocker = join(tempFolder(), "not-a-folder");
-    writeFileSync(blocker, "");
-    const failure = await startServer("node", { STORE: "file", DATA_FILE: join(blocker, "pets.json"), API_KEYS: "" }).then(() => "started", (error: Error) => error.message);
+  test("a key file that cannot be written stops the start with one line naming it and exit 1", async () => {
+    // The data folder takes files (a DATA_FILE in one that does not exits 2 naming DATA_FILE), but
+    // a folder stands where the key file would go.
+    const folder = tempFolder();
+    mkdirSync(join(folder, "api-key"));
+    const failure = await startServer("node", { STORE: "file", DATA_FILE: join(folder, "pets.json"), API_KEYS: "" }).then(() => "started", (error: Error) => error.message);
     expect(failure).toBe(
-      `node server did not start (exit code 1):\nanimal-store: Cannot keep the generated API key in ${join(blocker, "api-key")} (ENOTDIR); set API_KEYS, or let the server write to ${blocker}\n`,
+      `node server did not start (exit code 1):\nanimal-store: Cannot keep the generated API key in ${join(folder, "api-key")} (EISDIR); set API_KEYS, or let the server write to ${folder}\n`,
     );
   }, 20_000);
 });

@@ -35,10 +35,13 @@ test("npm and JSR publish the same entry points, from the same sources", () => {
 /** Each npm entry's conditions, for the entries that have them (not `./package.json`). */
 const conditioned = Object.entries(entries).flatMap(([name, targets]) => typeof targets === "string" ? [] : [{ name, targets }]);
 
-test("the build's root files are exactly the package's entry points (tsconfig.build.json takes them by pattern)", () => {
+/** The source of the `animal-store` command, from package.json's `bin` (`dist/x.js` is built from `./x.ts`). */
+const binSource = `./${packageJson.bin["animal-store"].replace(/^dist\//, "").replace(/\.js$/, ".ts")}`;
+
+test("the build's root files are exactly the package's entry points and its command (tsconfig.build.json takes them by pattern)", () => {
   const shown = Bun.spawnSync(["node_modules/.bin/tsc", "-p", "tsconfig.build.json", "--showConfig"]);
   const roots = (JSON.parse(shown.stdout.toString()) as { files: string[] }).files;
-  expect(roots.toSorted()).toEqual(conditioned.map(({ targets }) => targets["bun"]!).toSorted());
+  expect(roots.toSorted()).toEqual([...conditioned.map(({ targets }) => targets["bun"]!), binSource].toSorted());
 });
 
 test("each npm entry's declarations and JavaScript are its own source's build output", () => {

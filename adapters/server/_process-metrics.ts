@@ -4,7 +4,7 @@
  * naming the service's version and the runtime it runs on. Read when Prometheus scrapes.
  */
 import process from "node:process";
-import packageJson from "../../package.json" with { type: "json" };
+import { VERSION } from "./_version.ts";
 import { familyHeader, label, sample } from "./_metric-kinds.ts";
 
 /** The runtime this process runs on, and its version. */
@@ -30,5 +30,5 @@ export function processText(): string {
     familyHeader("animal_store_uptime_seconds", "gauge", "Seconds since the process started.") +
     sample("animal_store_uptime_seconds", "", Math.round(uptime * 1000) / 1000) +
     familyHeader("animal_store_build_info", "gauge", "Always 1; the labels name the service's version and the runtime.") +
-    sample("animal_store_build_info", [label("version", packageJson.version), label("runtime", runtime.name), label("runtime_version", runtime.version)].join(","), 1);
+    sample("animal_store_build_info", [label("version", VERSION), label("runtime", runtime.name), label("runtime_version", runtime.version)].join(","), 1);
 }

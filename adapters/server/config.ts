@@ -11,8 +11,9 @@ import type { OperateSettings } from "./operate-settings.ts";
 import { isBearerToken } from "../../src/auth.ts";
 import { parseCorsOrigins } from "../../src/plugs/cors/mod.ts";
 import { LOG_FORMATS } from "./access-log.ts";
-import { EDGE_FLAGS, readEdgeSettings } from "./edge-settings.ts";
-import { OPERATE_FLAGS, readOperateSettings } from "./operate-settings.ts";
+import { readEdgeSettings } from "./edge-settings.ts";
+import { readOperateSettings } from "./operate-settings.ts";
+import { defaultOf, SETTINGS } from "./settings.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
@@ -39,30 +40,19 @@ export interface Config extends OperateSettings {
 /** The settings, or every problem found in them. */
 export type ConfigResult = Validation<Config>;
 
-const FLAGS = new Map([
-  ["--port", "PORT"],
-  ["--host", "HOST"],
-  ["--api-keys", "API_KEYS"],
-  ["--store", "STORE"],
-  ["--data-file", "DATA_FILE"],
-  ["--database-url", "DATABASE_URL"],
-  ["--log", "LOG"],
-  ["--log-format", "LOG_FORMAT"],
-  ["--cors-origins", "CORS_ORIGINS"],
-  ...EDGE_FLAGS,
-  ...OPERATE_FLAGS,
-]);
+const FLAGS = new Map(SETTINGS.map((setting) => [setting.flag, setting.variable]));
 
 /** Reads the settings from environment variables and command-line arguments. */
 export function readConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[]): ConfigResult {
   const problems: string[] = [];
   const flags = flagSettings(args, problems);
   // Read named variables only: a runtime may allow reading these and nothing else (Deno's --allow-env).
-  const setting = (name: string) => flags[name] ?? env[name];
-  const portText = setting("PORT") || "8080";
+  // Set but empty counts as unset.
+  const setting = (name: string) => (flags[name] ?? env[name]) || defaultOf(name);
+  const portText = setting("PORT") ?? "";
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
   if (port < 0 || port > 65535) problems.push(`PORT must be an integer from 0 to 65535, got "${portText}"`);
-  const store = setting("STORE") || "file";
+  const store = setting("STORE") ?? "";
   if (store !== "file" && store !== "memory" && store !== "postgres") {
     problems.push(`STORE must be "file", "memory" or "postgres", got "${store}"`);
   }
@@ -74,7 +64,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
-  const log = logSetting(setting("LOG") || "on", setting("LOG_FORMAT") || "text", problems);
+  const log = logSetting(setting("LOG") ?? "", setting("LOG_FORMAT") ?? "", problems);
   const edge = readEdgeSettings(setting, problems);
   const operate = readOperateSettings(setting, port, problems);
   const cors = parseCorsOrigins(setting("CORS_ORIGINS") ?? "");
@@ -85,11 +75,11 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
     ok: true,
     value: {
       port,
-      host: setting("HOST") || "127.0.0.1",
+      host: setting("HOST") ?? "",
       apiKeys: keyGenerated ? [generateKey()] : configuredKeys,
       keyGenerated,
       store: store as StoreKind,
-      dataFile: setting("DATA_FILE") || "data/pets.json",
+      dataFile: setting("DATA_FILE") ?? "",
       databaseUrl,
       log,
       edge,

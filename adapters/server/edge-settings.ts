@@ -23,25 +23,15 @@ export interface EdgeSettings {
   readonly denoServer: DenoServer;
 }
 
-/** The variables read here, with the flags that mirror them. */
-export const EDGE_FLAGS: ReadonlyMap<string, string> = new Map([
-  ["--public-url", "PUBLIC_URL"],
-  ["--trust-proxy", "TRUST_PROXY"],
-  ["--header-timeout", "HEADER_TIMEOUT"],
-  ["--body-timeout", "BODY_TIMEOUT"],
-  ["--idle-timeout", "IDLE_TIMEOUT"],
-  ["--deno-server", "DENO_SERVER"],
-]);
-
-/** Reads the edge settings through `setting`, adding every problem found to `problems`. */
+/** Reads the edge settings through `setting` (which gives each default, `settings.ts`), adding every problem found to `problems`. */
 export function readEdgeSettings(setting: (name: string) => string | undefined, problems: string[]): EdgeSettings {
   const publicUrl = setting("PUBLIC_URL") ?? "";
   const problem = publicUrl === "" ? undefined : publicUrlProblem(publicUrl);
   if (problem !== undefined) problems.push(`PUBLIC_URL ${problem}, got "${publicUrl}"`);
-  const trust = setting("TRUST_PROXY") || "false";
+  const trust = setting("TRUST_PROXY") ?? "";
   if (trust !== "true" && trust !== "false") problems.push(`TRUST_PROXY must be "true" or "false", got "${trust}"`);
   const seconds = (name: string, fallback: number) => {
-    const text = setting(name) || String(fallback);
+    const text = setting(name) ?? "";
     // Bun counts its idle timeout in whole seconds, at most 255.
     if (/^[0-9]{1,3}$/.test(text) && Number(text) >= 1 && Number(text) <= 255) return Number(text);
     problems.push(`${name} must be a whole number of seconds from 1 to 255, got "${text}"`);
@@ -52,7 +42,7 @@ export function readEdgeSettings(setting: (name: string) => string | undefined, 
     bodySeconds: seconds("BODY_TIMEOUT", DEFAULT_TIMEOUTS.bodySeconds),
     idleSeconds: seconds("IDLE_TIMEOUT", DEFAULT_TIMEOUTS.idleSeconds),
   };
-  const denoServer = setting("DENO_SERVER") || "node:http";
+  const denoServer = setting("DENO_SERVER") ?? "";
   if (denoServer !== "node:http" && denoServer !== "Deno.serve") problems.push(`DENO_SERVER must be "node:http" or "Deno.serve", got "${denoServer}"`);
   return { publicUrl, trustProxy: trust === "true", timeouts, denoServer: denoServer as DenoServer };
 }

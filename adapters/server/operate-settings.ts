@@ -13,12 +13,6 @@ export interface OperateSettings {
   readonly metricsPort?: number;
 }
 
-/** The variables read here, with the flags that mirror them. */
-export const OPERATE_FLAGS: ReadonlyMap<string, string> = new Map([
-  ["--rate-limit", "RATE_LIMIT"],
-  ["--metrics-port", "METRICS_PORT"],
-]);
-
 /** Reads the settings through `setting`, adding every problem found to `problems`; `port` is the API's, which metrics may not share. */
 export function readOperateSettings(setting: (name: string) => string | undefined, port: number, problems: string[]): OperateSettings {
   const limitText = setting("RATE_LIMIT") || undefined;

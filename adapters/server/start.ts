@@ -18,11 +18,13 @@ import type { AccessLog } from "./access-log.ts";
 import type { Metrics } from "./metrics.ts";
 import { createAccessLog } from "./access-log.ts";
 import { keepApiKey, keyNotice } from "./api-key-file.ts";
+import { runCommand } from "./command-line.ts";
 import { readConfig } from "./config.ts";
 import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
+import { dataFileProblem, hostProblem } from "./listen-checks.ts";
 import { createNotices } from "./notices.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
@@ -43,8 +45,14 @@ export type ChooseServe = (config: Config) => Serve;
 
 /** Runs the standalone server with the `serve` the runtime chooses for the settings. */
 export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
-  const result = readConfig(process.env, process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const answered = await runCommand(args, process.env);
+  if (answered !== undefined) return void (process.exitCode = answered);
+  const result = readConfig(process.env, args);
   if (!result.ok) return fail(result.issues);
+  // Before the key file is kept in the data folder: a folder that takes no files is named as DATA_FILE.
+  const problem = (await hostProblem(result.value.host)) ?? (result.value.store === "file" ? dataFileProblem(result.value.dataFile) : undefined);
+  if (problem !== undefined) return fail([problem]);
   const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
   const serve = chooseServe(config);

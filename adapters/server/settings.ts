@@ -1,0 +1,41 @@
+/**
+ * @module
+ * Every setting of the standalone server in one table: its environment variable, the flag that
+ * mirrors it, its default and one line saying what it does. `readConfig` takes its flags and defaults
+ * from here, `--help` prints it, and a test holds the README's configuration table to it.
+ */
+import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
+
+/** One setting: variable, flag, default (`undefined`: unset) and what it does. */
+export interface Setting {
+  readonly variable: string;
+  readonly flag: string;
+  readonly default: string | undefined;
+  readonly summary: string;
+}
+
+/** The standalone server's settings, in the order the README's table lists them. */
+export const SETTINGS: readonly Setting[] = Object.freeze([
+  { variable: "PORT", flag: "--port", default: "8080", summary: "Port to listen on; 0 picks any free port" },
+  { variable: "HOST", flag: "--host", default: "127.0.0.1", summary: "Address to listen on (0.0.0.0 for every interface)" },
+  { variable: "API_KEYS", flag: "--api-keys", default: undefined, summary: "Comma-separated bearer keys; unset: one is generated and printed" },
+  { variable: "STORE", flag: "--store", default: "file", summary: "file, memory or postgres" },
+  { variable: "DATA_FILE", flag: "--data-file", default: "data/pets.json", summary: "The JSON-file store's file, created on first start" },
+  { variable: "DATABASE_URL", flag: "--database-url", default: undefined, summary: "With STORE=postgres: postgres://user:password@host:5432/database" },
+  { variable: "LOG", flag: "--log", default: "on", summary: "off turns the access log (and X-Request-Id) off" },
+  { variable: "LOG_FORMAT", flag: "--log-format", default: "text", summary: "text, or json for JSON Lines" },
+  { variable: "CORS_ORIGINS", flag: "--cors-origins", default: undefined, summary: "Comma-separated origins whose pages may call the API, or *" },
+  { variable: "PUBLIC_URL", flag: "--public-url", default: undefined, summary: "The URL clients reach the service at, for Location and Link" },
+  { variable: "TRUST_PROXY", flag: "--trust-proxy", default: "false", summary: "true behind a proxy that sets Forwarded or X-Forwarded-*" },
+  { variable: "HEADER_TIMEOUT", flag: "--header-timeout", default: String(DEFAULT_TIMEOUTS.headerSeconds), summary: "Seconds to send a request's headers (1-255)" },
+  { variable: "BODY_TIMEOUT", flag: "--body-timeout", default: String(DEFAULT_TIMEOUTS.bodySeconds), summary: "Seconds for a body to arrive after its headers (1-255)" },
+  { variable: "IDLE_TIMEOUT", flag: "--idle-timeout", default: String(DEFAULT_TIMEOUTS.idleSeconds), summary: "Seconds a keep-alive connection may sit idle (1-255)" },
+  { variable: "RATE_LIMIT", flag: "--rate-limit", default: undefined, summary: "Requests per key: 100/s, 6000/min, 10/h, optionally ,burst=200" },
+  { variable: "METRICS_PORT", flag: "--metrics-port", default: undefined, summary: "Serves Prometheus metrics at GET /metrics on this port" },
+  { variable: "DENO_SERVER", flag: "--deno-server", default: "node:http", summary: "On Deno: node:http, or Deno.serve (faster, no header or idle timeout)" },
+].map((setting) => Object.freeze(setting)));
+
+/** The default of the setting read from `variable`, or `undefined` when it is unset by default. */
+export function defaultOf(variable: string): string | undefined {
+  return SETTINGS.find((setting) => setting.variable === variable)?.default;
+}

@@ -1,0 +1,106 @@
+/**
+ * @module
+ * The package's `animal-store` command as users run it: the packed tarball installed into a fresh
+ * folder of its own (no tsx, no Bun, no devDependencies), then `npx animal-store` and `bunx
+ * animal-store` on Node and `bunx --bun animal-store` on Bun, each answering `--version` and `--help`, serving the API from the
+ * compiled `dist/`, and printing `stopped` on SIGTERM. Run by `run.ts` (`npm run test:packaging`).
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import packageJson from "../package.json" with { type: "json" };
+
+type Check = (name: string, body: () => Promise<void> | void) => Promise<void>;
+
+const KEY = "bin-check-key";
+const HEADERS = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+/** npx and bunx from this machine; Bun from the project's devDependency. */
+const BUN = join(import.meta.dir, "..", "node_modules", ".bin", "bun");
+const COMMANDS = {
+  "npx animal-store (Node)": { argv: ["npx", "--no", "--", "animal-store"], runtime: "node" },
+  // bunx honours the bin's `#!/usr/bin/env node`; `--bun` runs it on Bun, with Bun's server and client.
+  "bunx animal-store (Node, by its shebang)": { argv: [BUN, "x", "animal-store"], runtime: "node" },
+  "bunx --bun animal-store (Bun)": { argv: [BUN, "x", "--bun", "animal-store"], runtime: "bun" },
+} as const;
+
+function run(argv: readonly string[], cwd: string): { code: number; output: string } {
+  const result = Bun.spawnSync([...argv], { cwd, stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+  return { code: result.exitCode ?? -1, output: result.stdout.toString() + result.stderr.toString() };
+}
+
+function groupAlive(group: number): boolean {
+  try {
+    process.kill(-group, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts `argv` in a process group of its own; resolves with its URL, or throws with its output. */
+async function startServer(argv: readonly string[], cwd: string): Promise<{ url: string; stop(): Promise<string> }> {
+  // setsid: SIGTERM goes to the whole group, as a supervisor's does, not to npx alone.
+  const child = Bun.spawn(["setsid", ...argv], { cwd, env: { ...process.env, PORT: "0", API_KEYS: KEY }, stdout: "pipe", stderr: "pipe" });
+  let output = "";
+  for (const stream of [child.stdout, child.stderr]) {
+    void (async () => {
+      for await (const chunk of stream) output += new TextDecoder().decode(chunk);
+    })();
+  }
+  // npx may exit before the server it started has finished stopping: wait for the whole group.
+  const stop = async () => {
+    process.kill(-child.pid, "SIGTERM");
+    const deadline = Date.now() + 15_000;
+    while (groupAlive(child.pid)) {
+      if (Date.now() > deadline) process.kill(-child.pid, "SIGKILL");
+      await Bun.sleep(50);
+    }
+    await child.exited;
+    return output;
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+    if (url !== undefined) return { url, stop };
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`${argv.join(" ")} did not start:\n${output}`);
+    }
+    await Bun.sleep(50);
+  }
+}
+
+/** The checks of the `animal-store` command, on the tarball at `tarball`. */
+export async function checkBin(check: Check, tarball: string): Promise<void> {
+  const project = mkdtempSync(join(tmpdir(), "animal-store-bin-"));
+  try {
+    writeFileSync(join(project, "package.json"), '{ "name": "a-server-host", "private": true }\n');
+    await check("the tarball installs alone into a fresh folder, with the animal-store command", () => {
+      const installed = run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
+      if (installed.code !== 0) throw new Error(installed.output);
+    });
+    for (const [name, { argv, runtime }] of Object.entries(COMMANDS)) {
+      await check(`${name} --version and --help answer and exit 0`, () => {
+        const version = run([...argv, "--version"], project);
+        if (version.code !== 0 || !version.output.startsWith(`animal-store ${packageJson.version} (${runtime} `)) throw new Error(`exit ${version.code}: ${version.output}`);
+        const help = run([...argv, "--help"], project);
+        if (help.code !== 0 || !help.output.includes("--port PORT")) throw new Error(`exit ${help.code}: ${help.output}`);
+      });
+      await check(`${name} starts the standalone server: a pet created and listed, then SIGTERM prints stopped`, async () => {
+        const server = await startServer(argv, project);
+        let said = "";
+        try {
+          const created = await fetch(`${server.url}/pets`, { method: "POST", headers: HEADERS, body: '{"name":"Rex","categoryId":1}' });
+          if (created.status !== 201) throw new Error(`POST answered ${created.status}`);
+          const listed = (await (await fetch(`${server.url}/pets`, { headers: HEADERS })).json()) as { name: string }[];
+          if (!listed.some((pet) => pet.name === "Rex")) throw new Error(`GET /pets: ${JSON.stringify(listed)}`);
+        } finally {
+          said = await server.stop();
+        }
+        if (!/^stopped$/m.test(said)) throw new Error(`no "stopped" after SIGTERM:\n${said}`);
+      });
+    }
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The single executable `npm run build:exe` makes (`dist/animal-store`, Bun's `--compile`), built once
+ * and run from a folder of its own with no runtime on the PATH: its command line, every store over
+ * HTTP, the reference page, and a clean stop on SIGTERM that loses nothing.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+import packageJson from "../package.json" with { type: "json" };
+import { SETTINGS } from "../adapters/server/settings.ts";
+import { captureOutput } from "./output.ts";
+import { postgresServer } from "./postgres-server.ts";
+import { tempFolder } from "./temp.ts";
+
+const KEY = "exe-test-key";
+const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+/** No Node, Bun or node_modules on the PATH: the executable must need none of them. */
+const BARE_ENV = { PATH: "/usr/bin:/bin", HOME: "/tmp" };
+
+let folder = "";
+let exe = "";
+
+beforeAll(() => {
+  const built = Bun.spawnSync(["npm", "run", "build:exe"], { stdout: "pipe", stderr: "pipe", timeout: 120_000 });
+  if (built.exitCode !== 0) throw new Error(`npm run build:exe failed:\n${built.stdout}${built.stderr}`);
+  // A copy of its own, so that another test's `npm run build` (which empties dist/) cannot remove it.
+  folder = resolve(tempFolder());
+  exe = join(folder, "animal-store");
+  copyFileSync("dist/animal-store", exe);
+}, 130_000);
+
+/** Runs the executable to its end (at most 20 s). */
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([exe, ...args], { cwd: folder, env: { ...BARE_ENV, ...env }, stdout: "pipe", stderr: "pipe", timeout: 20_000 });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+/** A running executable and the base URL it printed. */
+interface Started {
+  readonly url: string;
+  readonly child: Subprocess<"ignore", "pipe", "pipe">;
+  output(): string;
+}
+
+const running = new Set<Started>();
+afterAll(() => {
+  for (const server of running) server.child.kill("SIGKILL");
+});
+
+async function start(env: Record<string, string>): Promise<Started> {
+  const child = Bun.spawn([exe], { cwd: folder, env: { ...BARE_ENV, PORT: "0", API_KEYS: KEY, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const output = captureOutput(child);
+  const started = { child, output, url: "" };
+  running.add(started);
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const url = /listening on (http:\/\/\S+)/.exec(output())?.[1];
+    if (url !== undefined) return { ...started, url };
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the executable did not start (exit ${child.exitCode}):\n${output()}`);
+    await Bun.sleep(20);
+  }
+}
+
+async function stop(server: Started): Promise<number> {
+  server.child.kill("SIGTERM");
+  const code = await server.child.exited;
+  for (const started of running) if (started.child === server.child) running.delete(started);
+  return code;
+}
+
+async function createPet(url: string, name: string): Promise<Response> {
+  return await fetch(`${url}/pets`, { method: "POST", headers: AUTH, body: JSON.stringify({ name, categoryId: 1 }) });
+}
+
+async function petNames(url: string): Promise<string[]> {
+  const response = await fetch(`${url}/pets?limit=100`, { headers: AUTH });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { name: string }[]).map((pet) => pet.name).sort();
+}
+
+describe("the executable's command line", () => {
+  test("npm run build:exe makes dist/animal-store", () => {
+    expect(existsSync("dist/animal-store")).toBe(true);
+  });
+
+  test("--help prints every flag with its variable and exits 0", async () => {
+    const { code, stdout } = await run(["--help"]);
+    expect(code).toBe(0);
+    for (const setting of SETTINGS) expect(stdout).toContain(`${setting.flag} ${setting.variable}`);
+  });
+
+  test("--version prints the package's version and Bun's, and exits 0", async () => {
+    const { code, stdout } = await run(["--version"]);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^animal-store ${packageJson.version.replaceAll(".", "\\.")} \\(bun \\d+\\.\\d+\\.\\d+\\)\n$`));
+  });
+
+  test("an unknown flag exits 2 naming it", async () => {
+    const { code, stderr } = await run(["--colour"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('Unknown argument "--colour"');
+  });
+});
+
+describe("the executable serving", () => {
+  test("the file store: pets created, listed, fetched; 404, 401, the reference page and /health answer", async () => {
+    const server = await start({ STORE: "file", DATA_FILE: "data/first.json" });
+    try {
+      const created = await createPet(server.url, "Rex");
+      expect(created.status).toBe(201);
+      const pet = (await created.json()) as { id: number };
+      expect((await fetch(`${server.url}/pets/${pet.id}`, { headers: AUTH })).status).toBe(200);
+      expect((await fetch(`${server.url}/pets/999999`, { headers: AUTH })).status).toBe(404);
+      expect((await fetch(`${server.url}/pets`)).status).toBe(401);
+      expect(await petNames(server.url)).toEqual(["Rex"]);
+      const page = await fetch(new URL("/", server.url));
+      expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+      expect(await page.text()).toContain("Animal Store");
+      expect((await fetch(new URL("/health", server.url))).status).toBe(200);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    expect(existsSync(join(folder, "data", "first.json"))).toBe(true);
+  }, 30_000);
+
+  test("SIGTERM with creates in flight: stopped, exit 0, and every pet acknowledged is there after a restart", async () => {
+    const env = { STORE: "file", DATA_FILE: "data/second.json" };
+    const server = await start(env);
+    const names = Array.from({ length: 40 }, (_, i) => `Pet ${String(i).padStart(2, "0")}`);
+    const sent = names.map((name) => createPet(server.url, name).then((response) => (response.status === 201 ? name : undefined), () => undefined));
+    await sent[0];
+    const code = await stop(server);
+    const acknowledged = (await Promise.all(sent)).filter((name) => name !== undefined).sort();
+    expect(code).toBe(0);
+    expect(server.output()).toContain("stopped");
+    expect(acknowledged.length).toBeGreaterThan(0);
+    const again = await start(env);
+    try {
+      expect(await petNames(again.url)).toEqual(acknowledged);
+    } finally {
+      expect(await stop(again)).toBe(0);
+    }
+  }, 30_000);
+
+  test("the memory store", async () => {
+    const server = await start({ STORE: "memory" });
+    try {
+      expect((await createPet(server.url, "Tom")).status).toBe(201);
+      expect(await petNames(server.url)).toEqual(["Tom"]);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 30_000);
+
+  test("the PostgreSQL store, through Bun's built-in client", async () => {
+    const databaseUrl = await (await postgresServer()).createDatabase();
+    const server = await start({ STORE: "postgres", DATABASE_URL: databaseUrl });
+    try {
+      expect(server.output()).toContain("opened PostgreSQL database");
+      expect((await createPet(server.url, "Kit")).status).toBe(201);
+      expect(await petNames(server.url)).toEqual(["Kit"]);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+  }, 60_000);
+
+  test("health exits 0 against the running server, 1 once it has stopped", async () => {
+    const server = await start({ STORE: "memory" });
+    const url = `${new URL(server.url).origin}/health`;
+    try {
+      expect((await run(["health", "--url", url])).code).toBe(0);
+      expect((await run(["health"], { PORT: new URL(url).port })).code).toBe(0);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    expect((await run(["health", "--url", url])).code).toBe(1);
+  }, 30_000);
+});
