@@ -344,6 +344,23 @@ describe("the OpenAPI document", () => {
     expect("1").toMatch(header("Retry-After"));
   });
 
+  test("GET and HEAD /v1/pets/ (an empty petId) answer 404 not_found without getPet's deprecation fields, as x-request-rules empty-petId says", async () => {
+    const rule = requestRule("empty-petId");
+    expect(rule.operations).toBeUndefined();
+    expect(rule.paths).toEqual(["/pets/"]);
+    expect(rule.answers).toEqual([{ status: 404, code: "not_found" }]);
+    const app = testApp();
+    await createPets(app, [{ name: "a", categoryId: 1 }]);
+    for (const method of ["GET", "HEAD"]) {
+      const response = await call(app, "/v1/pets/", { method, headers: AUTH });
+      expect({ method, status: response.status }).toEqual({ method, status: 404 });
+      for (const name of ["deprecation", "sunset", "link"]) expect({ method, name, value: response.headers.get(name) }).toEqual({ method, name, value: null });
+      if (method === "GET") expect(await response.json()).toMatchObject({ code: "not_found", status: 404 });
+    }
+    // getPet itself carries them, even when it refuses.
+    expect((await get(app, "/v1/pets/x")).headers.get("deprecation")).not.toBeNull();
+  });
+
   test("every request rule beyond the schemas has a reason, and docs/conformance.md names it", () => {
     const section = readFileSync("docs/conformance.md", "utf8");
     for (const rule of at("x-request-rules", "rules")) {
