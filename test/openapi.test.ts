@@ -262,7 +262,7 @@ describe("the OpenAPI document", () => {
       const media = response.content["application/json"];
       const [error, pinned] = media.schema.allOf;
       expect({ where, error }).toEqual({ where, error: { $ref: "#/components/schemas/Error" } });
-      const codes: string[] = pinned.properties.code.enum ?? [pinned.properties.code.const];
+      const codes: string[] = pinned.properties.code.oneOf?.map((choice: { const: string }) => choice.const) ?? [pinned.properties.code.const];
       expect({ where, status: pinned.properties.status.const }).toEqual({ where, status: Number(status) });
       for (const code of codes) {
         const answered: number = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
