@@ -13,6 +13,8 @@
  * 3. Every response the real servers send in the HTTP suite conforms to the document (Prism proxy).
  * 4. A contract test generated from the document (Portman) passes when Newman runs it against the
  *    real servers.
+ * 5. A mock made from the document (Prism mock, static and dynamic) answers every error answer the
+ *    document declares with that status and one of its codes (`prism-mock.ts`).
  * Ends with `conformance: N passed, M failed`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -20,6 +22,7 @@ import { join } from "node:path";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { OPENAPI_JSON } from "../src/mod.ts";
 import type { Runtime } from "../test/server-process.ts";
+import { askMock } from "./prism-mock.ts";
 import { checkRequests, report } from "./request-check/check.ts";
 import { startServer } from "../test/server-process.ts";
 import { tempDataFile } from "../test/temp.ts";
@@ -81,6 +84,31 @@ record(
   "the request check fails a document whose limit goes up to 1000 (it names limit: above range)",
   widenedCaught.includes("limit: above range"),
   widenedCaught.join(", "),
+);
+
+// 5 (run early: it needs no server). A mock made from the document, as a client's developer makes one.
+for (const dynamic of [false, true]) {
+  const answers = await askMock(DOCUMENT, JSON.parse(OPENAPI_JSON), dynamic);
+  const wrong = answers.filter((answer) => !answer.ok);
+  const named = ["GET /pets without a key", "POST /pets (Prefer: code=415)", "GET /pets/7 (Prefer: code=404)"];
+  const asked = named.every((request) => answers.some((answer) => answer.request === request));
+  record(
+    `Prism's ${dynamic ? "dynamic" : "static"} mock answers each of the document's ${answers.length} error answers with its own status and code (401 without a key, 415, 404 included)`,
+    wrong.length === 0 && asked,
+    wrong.map((answer) => `  ${answer.request}: ${answer.status} ${answer.body}`).join("\n"),
+  );
+}
+// The check has teeth: without their examples and pinned schemas (the document before issue 35), the
+// static mock answers 401, 415 and 404 with a 400 body.
+const withoutExamples = JSON.parse(OPENAPI_JSON, (key, value) =>
+  key === "examples" && typeof value === "object" && !Array.isArray(value) ? undefined : key === "schema" && value?.allOf !== undefined ? value.allOf[0] : value);
+const bare = join(OUT, "openapi-without-error-examples.json");
+writeFileSync(bare, JSON.stringify(withoutExamples));
+const bareWrong = (await askMock(bare, withoutExamples, false)).filter((answer) => !answer.ok).map((answer) => answer.request);
+record(
+  "the mock check fails a document whose error answers have no examples and no pinned code and status (401 without a key is among the wrong answers)",
+  bareWrong.includes("GET /pets without a key"),
+  bareWrong.join(", "),
 );
 
 // 3. The HTTP suite through Prism, on every runtime and store.

@@ -254,6 +254,64 @@ describe("the OpenAPI document", () => {
     for (const [code, status] of Object.entries(ERROR_STATUS)) expect({ code, declared: declared.has(status) }).toEqual({ code, declared: true });
   });
 
+  test("every error answer pins its status and codes, and gives each code an example with that status", () => {
+    // HEAD answers carry no body (checked above).
+    const errors = responses().filter(({ where, status }) => Number(status) >= 400 && !where.startsWith("HEAD "));
+    expect(errors.length).toBeGreaterThan(30);
+    for (const { where, status, response } of errors) {
+      const media = response.content["application/json"];
+      const [error, pinned] = media.schema.allOf;
+      expect({ where, error }).toEqual({ where, error: { $ref: "#/components/schemas/Error" } });
+      const codes: string[] = pinned.properties.code.oneOf?.map((choice: { const: string }) => choice.const) ?? [pinned.properties.code.const];
+      expect({ where, status: pinned.properties.status.const }).toEqual({ where, status: Number(status) });
+      for (const code of codes) {
+        const answered: number = ERROR_STATUS[code as keyof typeof ERROR_STATUS];
+        expect({ where, code, status: answered }).toEqual({ where, code, status: Number(status) });
+      }
+      // The codes the schema allows are the codes the description names, which the reference page lists.
+      const named = Object.keys(ERROR_STATUS).filter((code) => new RegExp(`(?<![A-Za-z0-9_])${code}(?![A-Za-z0-9_])`).test(response.description));
+      expect({ where, codes: [...codes].sort() }).toEqual({ where, codes: named.sort() });
+      const examples = Object.values(media.examples as Record<string, { value: { code: string; status: number; message: string } }>).map((each) => each.value);
+      expect({ where, examples: examples.map((each) => each.code).sort() }).toEqual({ where, examples: [...codes].sort() });
+      for (const example of examples) {
+        expect({ where, status: example.status, keys: Object.keys(example).sort() }).toEqual({ where, status: Number(status), keys: ["code", "message", "status"] });
+        expect(example.message).toMatch(new RegExp(schema("Error").properties.message.pattern));
+      }
+    }
+  });
+
+  test("the Error schema allows only the statuses the service answers with", () => {
+    expect([...schema("Error").properties.status.enum].sort()).toEqual([...new Set(Object.values(ERROR_STATUS))].sort());
+  });
+
+  test("the error examples are what the service answers", async () => {
+    const app = testApp();
+    await post(app, { name: "a", categoryId: 1 }, { "idempotency-key": "k1" });
+    const example = (path: string, method: string, status: string, code: string) => {
+      const response = at("paths", path, method, "responses", status);
+      const resolved = response.$ref === undefined ? response : at("components", "responses", response.$ref.split("/").pop());
+      return resolved.content["application/json"].examples[code].value;
+    };
+    const json = { ...AUTH, "content-type": "application/json" };
+    const cases: [string, string, string, string, Response][] = [
+      ["/pets", "get", "401", "unauthorized", await call(app, "/v1/pets")],
+      ["/pets", "get", "400", "invalid_query", await get(app, "/v1/pets?limit=0")],
+      ["/pets", "get", "400", "invalid_header", await get(app, "/v1/pets", { host: "a b" })],
+      ["/pets", "post", "400", "invalid_body", await post(app, {})],
+      ["/pets", "post", "400", "invalid_header", await post(app, {}, { "idempotency-key": "a b" })],
+      ["/pets", "post", "413", "payload_too_large", await call(app, "/v1/pets", { method: "POST", headers: json, body: "x".repeat(70000) })],
+      ["/pets", "post", "415", "unsupported_media_type", await call(app, "/v1/pets", { method: "POST", headers: { ...AUTH, "content-type": "text/plain" }, body: "x" })],
+      ["/pets", "post", "422", "idempotency_key_reused", await post(app, { name: "b", categoryId: 1 }, { "idempotency-key": "k1" })],
+      ["/pets/{petId}", "get", "400", "invalid_path", await get(app, "/v1/pets/abc")],
+      ["/pets/{petId}", "get", "404", "not_found", await get(app, "/v1/pets/7")],
+      ["/pets", "options", "405", "method_not_allowed", await call(app, "/v1/pets", { method: "OPTIONS", headers: AUTH })],
+      ["/store/orders", "get", "501", "not_implemented", await get(app, "/v1/store/orders")],
+    ];
+    for (const [path, method, status, code, response] of cases) {
+      expect({ path, method, status, body: await response.json() }).toEqual({ path, method, status, body: example(path, method, status, code) });
+    }
+  });
+
   test("every operation may answer 429, and every answer declares the rate-limit and CORS headers", () => {
     for (const { path, method, operation } of operations()) {
       expect({ operation: `${method} ${path}`, has429: "429" in operation.responses }).toEqual({ operation: `${method} ${path}`, has429: true });
@@ -284,6 +342,23 @@ describe("the OpenAPI document", () => {
     expect("authorization,content-type,idempotency-key,if-none-match,x-request-id").toMatch(header("Access-Control-Allow-Headers"));
     expect("7200").toMatch(header("Access-Control-Max-Age"));
     expect("1").toMatch(header("Retry-After"));
+  });
+
+  test("GET and HEAD /v1/pets/ (an empty petId) answer 404 not_found without getPet's deprecation fields, as x-request-rules empty-petId says", async () => {
+    const rule = requestRule("empty-petId");
+    expect(rule.operations).toBeUndefined();
+    expect(rule.paths).toEqual(["/pets/"]);
+    expect(rule.answers).toEqual([{ status: 404, code: "not_found" }]);
+    const app = testApp();
+    await createPets(app, [{ name: "a", categoryId: 1 }]);
+    for (const method of ["GET", "HEAD"]) {
+      const response = await call(app, "/v1/pets/", { method, headers: AUTH });
+      expect({ method, status: response.status }).toEqual({ method, status: 404 });
+      for (const name of ["deprecation", "sunset", "link"]) expect({ method, name, value: response.headers.get(name) }).toEqual({ method, name, value: null });
+      if (method === "GET") expect(await response.json()).toMatchObject({ code: "not_found", status: 404 });
+    }
+    // getPet itself carries them, even when it refuses.
+    expect((await get(app, "/v1/pets/x")).headers.get("deprecation")).not.toBeNull();
   });
 
   test("every request rule beyond the schemas has a reason, and docs/conformance.md names it", () => {

@@ -172,9 +172,10 @@ describe("rate limits", () => {
   });
 
   test("an app with a limit whose numbers are not positive integers is refused when built", () => {
-    expect(() => limitedApp({ requests: 0, seconds: 1 })).toThrow("Cannot create app: rateLimit requests, burst and maxAddresses must be positive integers");
-    expect(() => limitedApp({ requests: 5, seconds: 1, burst: 1.5 })).toThrow(RangeError);
-    expect(() => limitedApp({ requests: 5, seconds: 0 })).toThrow("Cannot create app: rateLimit seconds must be a positive number");
+    expect(() => limitedApp({ requests: 0, seconds: 1 })).toThrow("Cannot create app: rateLimit requests must be a positive integer, got 0");
+    expect(() => limitedApp({ requests: 5, seconds: 1, burst: 1.5 })).toThrow("Cannot create app: rateLimit burst must be a positive integer, got 1.5");
+    expect(() => limitedApp({ requests: 5, seconds: 1, maxAddresses: 0 })).toThrow("Cannot create app: rateLimit maxAddresses must be a positive integer, got 0");
+    expect(() => limitedApp({ requests: 5, seconds: 0 })).toThrow("Cannot create app: rateLimit seconds must be a positive number, got 0");
   });
 });
 
@@ -195,6 +196,22 @@ describe("RATE_LIMIT", () => {
       ok: false,
       issues: ['must be requests per s, min or h with an optional burst, such as "100/s" or "100/s,burst=200", got "100/d"'],
     });
+  });
+
+  test("a limit of 0 requests or a burst of 0 is refused in one line naming RATE_LIMIT and how to write it, never an option the setting has not", () => {
+    const issues = (environment: Record<string, string>) => {
+      const result = readConfig(environment, []);
+      return result.ok ? [] : result.issues;
+    };
+    expect(issues({ RATE_LIMIT: "100/s,burst=0" })).toEqual([
+      'RATE_LIMIT must have a burst of at least 1, the requests a client may send at once: write "100/s" for a burst of 100, or a larger one such as "100/s,burst=200", got "100/s,burst=0"',
+    ]);
+    expect(issues({ RATE_LIMIT: "0/min" })).toEqual(['RATE_LIMIT must allow at least 1 request per min, such as "100/min", got "0/min"']);
+    for (const text of ["100/s,burst=0", "0/s", "0/h,burst=0"]) {
+      const [issue = "", ...more] = issues({ RATE_LIMIT: text });
+      expect({ text, more, issue }).toEqual({ text, more: [], issue: expect.stringMatching(/^RATE_LIMIT must [^\n]*, got "/) });
+      expect(issue).not.toMatch(/maxAddresses|requests, burst/);
+    }
   });
 
   test("the standalone server takes it from RATE_LIMIT or --rate-limit, and METRICS_PORT or --metrics-port", () => {

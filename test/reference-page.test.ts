@@ -82,6 +82,14 @@ describe("GET / with the referencePage plug", () => {
     expect(html).toContain('id="errors"');
   });
 
+  test("each error answer's body is the Error object with the code and status the answer pins", async () => {
+    const { html } = await page();
+    expect(section(html, "listPets")).toContain(
+      'Body: <code>application/json</code> · <a href="#schema-Error">Error</a> · <code>code</code> always <code>unauthorized</code> · <code>status</code> always <code>401</code>',
+    );
+    expect(section(html, "getPet")).toContain("<code>code</code> one of always <code>invalid_path</code> | always <code>invalid_header</code> · <code>status</code> always <code>400</code>");
+  });
+
   test("each operation has a curl example against the base URL the request reached, with the key from $API_KEY", async () => {
     const { html } = await page();
     expect(section(html, "listPets")).toContain(`curl -i &#39;http://pets.test/v1/pets&#39; \\\n  -H &quot;Authorization: Bearer $API_KEY&quot;`);

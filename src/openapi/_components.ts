@@ -5,6 +5,7 @@
  * here as exactly as JSON Schema can say it; what it cannot say is in `_rules.ts`.
  */
 import type { Json } from "../types.ts";
+import type { ErrorCode } from "../errors.ts";
 import { ERROR_STATUS } from "../errors.ts";
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from "../idempotency.ts";
 import { MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "../pet.ts";
@@ -50,9 +51,22 @@ export function answer(description: string, headers: JsonObject = {}, schema?: J
   return schema === undefined ? { description, headers: all } : { description, headers: all, content: { [json]: { schema } } };
 }
 
-/** An answer carrying the error object. */
-export function errorAnswer(description: string, headers: JsonObject = {}): JsonObject {
-  return answer(description, headers, ref("schemas", "Error"));
+/**
+ * An answer carrying the error object, for the codes of one status, each given with a message the
+ * service sends: the schema pins `code` and `status` to them, and each code has its own example, so a
+ * mock made from the document answers what the service would.
+ */
+export function errorAnswer(description: string, messages: Partial<Record<ErrorCode, string>>, headers: JsonObject = {}): JsonObject {
+  const codes = Object.keys(messages) as ErrorCode[];
+  const pinned = {
+    properties: {
+      // Several codes as a choice of constants, not an `enum`: Prism's dynamic mock joins an `enum` to Error's and picks any code.
+      code: codes.length === 1 ? { const: codes[0]! } : { oneOf: codes.map((code) => ({ const: code })) },
+      status: { const: ERROR_STATUS[codes[0]!] },
+    },
+  };
+  const examples = Object.fromEntries(codes.map((code) => [code, { value: { code, message: messages[code]!, status: ERROR_STATUS[code] } }]));
+  return { ...answer(description, headers), content: { [json]: { schema: { allOf: [ref("schemas", "Error"), pinned] }, examples } } };
 }
 
 /** The same answer without a body, as HEAD gets it. */
@@ -175,7 +189,7 @@ export const SCHEMAS: Record<string, Json> = {
         pattern: "^[^\\n\\r]*$",
         description: "For people: names every problem found (the first five, then how many more). May quote the request's path.",
       },
-      status: { type: "integer", format: "int32", minimum: 400, maximum: 599, description: "Repeats the HTTP status." },
+      status: { type: "integer", format: "int32", minimum: 400, maximum: 599, enum: [...new Set(Object.values(ERROR_STATUS))].sort(), description: "Repeats the HTTP status." },
     },
   },
 };
@@ -306,26 +320,38 @@ export const HEADERS: Record<string, Json> = {
   },
 };
 
+/** The service's answer to a Host header it cannot read, as an example. */
+export const HOST_MESSAGE = 'Cannot answer GET: "Host" must be a host name or IP address with an optional port, got "a b"';
+
 /** Answers shared by operations. */
 export const RESPONSES: Record<string, JsonObject> = {
-  Unauthorized: errorAnswer("Missing or invalid API key (`code` unauthorized). Checked before anything else.", {
-    "WWW-Authenticate": ref("headers", "WWW-Authenticate"),
-  }),
+  Unauthorized: errorAnswer(
+    "Missing or invalid API key (`code` unauthorized). Checked before anything else.",
+    { unauthorized: "Missing API key: send it as Authorization: Bearer <key>" },
+    { "WWW-Authenticate": ref("headers", "WWW-Authenticate") },
+  ),
   TooManyRequests: errorAnswer(
     "Only when a rate limit is configured (RATE_LIMIT; off by default, and then never answered): the key, or the client " +
       "address when there is no valid key, has used its quota (`code` rate_limited); the message names the limit and when to retry.",
+    { rate_limited: "Cannot GET /v1/pets: this API key has used up the rate limit of 100 requests per second, in bursts of up to 200; retry in 1 s" },
     { "Retry-After": ref("headers", "Retry-After") },
   ),
-  InternalError: errorAnswer("Unexpected error (`code` internal_error); logged, never detailed in the body."),
+  InternalError: errorAnswer("Unexpected error (`code` internal_error); logged, never detailed in the body.", {
+    internal_error: "An unexpected error occurred",
+  }),
   ServiceUnavailable: errorAnswer(
     "The store cannot serve the request now (`code` service_unavailable): its data file could not be written " +
       "or was taken away (the message says what to do), its database is unavailable (retry; it recovers by " +
       "itself; a create whose outcome is unknown says so), or the server is shutting down.",
+    { service_unavailable: "The server is shutting down; retry on a new connection" },
   ),
-  MethodNotAllowed: errorAnswer("The path does not offer this method (`code` method_not_allowed).", {
-    Allow: { description: "The methods the path offers.", schema: { type: "string", maxLength: 64, pattern: "^[A-Z]+(, [A-Z]+)*$" } },
-  }),
+  MethodNotAllowed: errorAnswer(
+    "The path does not offer this method (`code` method_not_allowed).",
+    { method_not_allowed: "Cannot OPTIONS /v1/pets: allowed methods are GET, HEAD, POST" },
+    { Allow: { description: "The methods the path offers.", schema: { type: "string", maxLength: 64, pattern: "^[A-Z]+(, [A-Z]+)*$" } } },
+  ),
   InvalidHost: errorAnswer(
     'The Host header is not a host name or IP address with an optional port (`code` invalid_header), checked before anything else.',
+    { invalid_header: HOST_MESSAGE },
   ),
 };

@@ -96,6 +96,17 @@ export const REQUEST_RULES: Json = {
       why: "A document declares answers only for the operations it has.",
     },
     {
+      id: "empty-petId",
+      paths: ["/pets/"],
+      rule:
+        "/pets/ (a trailing slash, an empty petId) is not getPet: no operation has that path, so it answers 404 not_found as any " +
+        "unknown path does, without getPet's Deprecation, Sunset and Link (which belong to getPet's answers), never 400 invalid_path.",
+      answers: [{ status: 404, code: "not_found" }],
+      why:
+        "Path templating lets {petId} match an empty segment, so tools read /pets/ as getPet with petId \"\"; a document cannot " +
+        "say that a path parameter is never empty, only constrain the value it is read as.",
+    },
+    {
       id: "method-not-offered",
       rule: "A method a path does not offer answers 405 with Allow (see the MethodNotAllowed response).",
       answers: [{ status: 405, code: "method_not_allowed" }],

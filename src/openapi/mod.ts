@@ -12,6 +12,7 @@ import {
   CONTENT_ENCODING,
   errorAnswer,
   HEADERS,
+  HOST_MESSAGE,
   IDEMPOTENCY_KEY,
   INTEGERS,
   PARAMETERS,
@@ -92,6 +93,7 @@ const listPets: JsonObject = {
     }),
     "400": errorAnswer(
       "A query parameter is unknown, repeated or invalid (`code` invalid_query); every problem is named. Or the Host header is invalid (`code` invalid_header).",
+      { invalid_query: 'Cannot list pets: "limit" must be an integer from 1 to 100, got "0"', invalid_header: HOST_MESSAGE },
     ),
     ...common,
   },
@@ -131,18 +133,28 @@ const createPet: JsonObject = {
       "The body is empty, not JSON, not UTF-8, not an object, or has missing, invalid or unknown fields " +
         "(`id` included) (`code` invalid_body); every problem is named. Or the Idempotency-Key is malformed, " +
         "the Host header is invalid, or a Transfer-Encoding other than chunked is sent (`code` invalid_header).",
+      {
+        invalid_body: 'Cannot create pet: "name" is required; "categoryId" is required',
+        invalid_header:
+          'Cannot create pet: "Idempotency-Key" must be 1 to 255 visible ASCII characters other than quotes and backslashes, bare or in double quotes, such as a UUID',
+      },
     ),
     "401": ref("responses", "Unauthorized"),
     "408": errorAnswer(
       "Only when the standalone server runs with DENO_SERVER set (see the README): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
+      { request_timeout: "Cannot POST /v1/pets: the body did not arrive within 30 s" },
     ),
     "409": errorAnswer(
       "A request with the same Idempotency-Key is still being answered (`code` idempotency_key_in_use); retry once it is.",
+      { idempotency_key_in_use: "Cannot create pet: a request with this Idempotency-Key is still being answered; retry once it is answered" },
       { "Retry-After": { required: true, description: "Seconds to wait before retrying.", schema: { type: "string", const: "1" } } },
     ),
-    "413": errorAnswer("The body is larger than 65536 bytes (`code` payload_too_large); the connection is closed."),
+    "413": errorAnswer("The body is larger than 65536 bytes (`code` payload_too_large); the connection is closed.", {
+      payload_too_large: "Cannot create pet: body must be at most 65536 bytes",
+    }),
     "415": errorAnswer(
       "The body is not application/json, has a charset other than utf-8, or has a Content-Encoding other than identity (`code` unsupported_media_type).",
+      { unsupported_media_type: 'Cannot create pet: body must be application/json, got Content-Type "text/plain"' },
       {
         "Accept-Post": { description: "The accepted media type.", schema: { type: "string", const: "application/json" } },
         "Accept-Encoding": { description: "Sent when the body was compressed.", schema: { type: "string", const: "identity" } },
@@ -150,10 +162,13 @@ const createPet: JsonObject = {
     ),
     "422": errorAnswer(
       "The Idempotency-Key was already used, within the last 24 hours, for a create with a different pet (`code` idempotency_key_reused).",
+      { idempotency_key_reused: "Cannot create pet: this Idempotency-Key already created pet 1 from a different body; use a new key for a new pet" },
     ),
     "429": common["429"],
     "500": common["500"],
-    "501": errorAnswer("An Idempotency-Key was sent but the service's store keeps no keys (`code` not_implemented); never with the standalone server."),
+    "501": errorAnswer("An Idempotency-Key was sent but the service's store keeps no keys (`code` not_implemented); never with the standalone server.", {
+      not_implemented: 'Cannot create pet: this server\'s store keeps no idempotency keys; send the create without "Idempotency-Key"',
+    }),
     "503": common["503"],
   },
 };
@@ -174,9 +189,16 @@ const getPet: JsonObject = {
       ...deprecationHeaders,
       ETag: ref("headers", "ETag"),
     }),
-    "400": errorAnswer("`petId` is not a positive integer in plain decimal (`code` invalid_path), or the Host header is invalid (`code` invalid_header).", deprecationHeaders),
+    "400": errorAnswer(
+      "`petId` is not a positive integer in plain decimal (`code` invalid_path), or the Host header is invalid (`code` invalid_header).",
+      {
+        invalid_path: 'Cannot get pet: "petId" must be a positive integer up to 9007199254740991 without leading zeros, got "abc"',
+        invalid_header: HOST_MESSAGE,
+      },
+      deprecationHeaders,
+    ),
     "401": withHeaders(RESPONSES["Unauthorized"]!, deprecationHeaders),
-    "404": errorAnswer("No pet has this id (`code` not_found).", deprecationHeaders),
+    "404": errorAnswer("No pet has this id (`code` not_found).", { not_found: "Cannot get pet: no pet has id 7" }, deprecationHeaders),
     "429": common["429"],
     "500": common["500"],
     "503": common["503"],
@@ -191,7 +213,10 @@ const listStoreOrders: JsonObject = {
   responses: {
     "400": ref("responses", "InvalidHost"),
     ...common,
-    "501": errorAnswer("Not implemented (`code` not_implemented)."),
+    "501": errorAnswer("Not implemented (`code` not_implemented).", {
+      not_implemented:
+        "Cannot list store orders: GET /store/orders is referred to by the interface but not specified, so this service does not implement it",
+    }),
   },
 };
 

@@ -46,21 +46,32 @@ const WRITTEN = /^([0-9]{1,9})\/(s|min|h)(?:,burst=([0-9]{1,9}))?$/;
 /** Reads a limit written as `100/s`, `6000/min` or `100/s,burst=200` (`s`, `min` or `h`). */
 export function parseRateLimit(text: string): Validation<RateLimit> {
   const parts = WRITTEN.exec(text.replaceAll(" ", ""));
-  const problem = `must be requests per s, min or h with an optional burst, such as "100/s" or "100/s,burst=200", got "${text}"`;
-  if (parts === null) return { ok: false, issues: [problem] };
+  if (parts === null) {
+    return { ok: false, issues: [`must be requests per s, min or h with an optional burst, such as "100/s" or "100/s,burst=200", got "${text}"`] };
+  }
   const [, requests = "", unit = "", burst] = parts;
-  const limit: RateLimit = { requests: Number(requests), seconds: UNITS[unit]!, ...(burst === undefined ? {} : { burst: Number(burst) }) };
-  const wrong = rateLimitProblem(limit);
-  return wrong === undefined ? { ok: true, value: limit } : { ok: false, issues: [`${wrong}, got "${text}"`] };
+  // The form allows only digits, so a number is wrong only when it is 0; each says how to write it.
+  if (Number(requests) === 0) return { ok: false, issues: [`must allow at least 1 request per ${unit}, such as "100/${unit}", got "${text}"`] };
+  if (burst !== undefined && Number(burst) === 0) {
+    const rate = `${requests}/${unit}`;
+    return {
+      ok: false,
+      issues: [
+        `must have a burst of at least 1, the requests a client may send at once: write "${rate}" for a burst of ${requests}, ` +
+        `or a larger one such as "${rate},burst=${Number(requests) * 2}", got "${text}"`,
+      ],
+    };
+  }
+  return { ok: true, value: { requests: Number(requests), seconds: UNITS[unit]!, ...(burst === undefined ? {} : { burst: Number(burst) }) } };
 }
 
-/** What is wrong with a limit, or `undefined` when every number is a positive integer. */
+/** What is wrong with a limit, naming the option and the value, or `undefined` when every number is right. */
 export function rateLimitProblem(limit: RateLimit): string | undefined {
-  const positive = (value: number | undefined) => value === undefined || (Number.isSafeInteger(value) && value > 0);
-  if (!positive(limit.requests) || !positive(limit.burst) || !positive(limit.maxAddresses)) {
-    return "requests, burst and maxAddresses must be positive integers";
+  for (const name of ["requests", "burst", "maxAddresses"] as const) {
+    const value = limit[name];
+    if (value !== undefined && !(Number.isSafeInteger(value) && value > 0)) return `${name} must be a positive integer, got ${value}`;
   }
-  return limit.seconds > 0 && Number.isFinite(limit.seconds) ? undefined : "seconds must be a positive number";
+  return limit.seconds > 0 && Number.isFinite(limit.seconds) ? undefined : `seconds must be a positive number, got ${limit.seconds}`;
 }
 
 /** The limit in words, for messages: `100 requests per second, in bursts of up to 200`. */

@@ -91,6 +91,12 @@ export function schemaSummary(document: Json, value: Json | undefined, depth = 0
     const choices = listAt(schema[keyword]);
     if (choices.length > 0) parts.push(`${keyword === "oneOf" ? "one of" : "any of"} ${choices.map((choice) => schemaSummary(document, choice, depth + 1)).join(" | ")}`);
   }
+  const all = listAt(schema.allOf);
+  if (all.length > 0) parts.push(all.map((part) => schemaSummary(document, part, depth + 1)).join(" · "));
+  // A schema that only narrows properties (as an error answer pins `code` and `status`) says how.
+  if (type === "" && schema.properties !== undefined) {
+    parts.push(...propertiesOf(document, schema).map(({ name, schema: property }) => `${codeOf(name)} ${schemaSummary(document, property, depth + 1)}`));
+  }
   if (typeof schema.format === "string") parts.push(escapeHtml(schema.format));
   if (schema.const !== undefined) parts.push(`always ${codeOf(schema.const)}`);
   const choices = listAt(schema.enum);
