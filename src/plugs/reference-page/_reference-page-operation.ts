@@ -4,15 +4,19 @@
  * its parameters, body and answers (with the error codes each names), a curl example, and a
  * "try it" form that the page's script sends.
  *
- * The API's absolute base URL is written as NUL, which `mod.ts` replaces with the
- * URL each request was made to.
+ * The API's absolute base URL is written as a mark, which `mod.ts` replaces with the URL each
+ * request was made to: `BASE_URL_MARK` where it is text, `SHELL_BASE_URL_MARK` inside a
+ * single-quoted shell word.
  */
 import type { Json } from "../../types.ts";
 import type { JsonObject } from "./_reference-page-schema.ts";
+import { inSingleQuotes, shellWord } from "./_reference-page-shell.ts";
 import { escapeHtml, exampleOf, isObject, listAt, objectAt, propertiesOf, refName, resolve, schemaSummary, textAt } from "./_reference-page-schema.ts";
 
-/** Where the base URL goes in the rendered page. */
+/** Where the base URL goes in the rendered page, as text. */
 export const BASE_URL_MARK = "\0";
+/** Where the base URL goes inside a single-quoted shell word (each `'` in it written `'\\''`). */
+export const SHELL_BASE_URL_MARK = "\u0001";
 
 /** The HTTP methods a path item may hold, in the order the page shows them. */
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -79,7 +83,7 @@ export function renderOperation(document: Json, entry: Operation, errorCodes: Re
 <div class="prose">${prose(textAt(operation.description))}</div>
 ${renderParameters(document, entry.parameters)}${renderBody(document, operation)}${renderAnswers(document, operation, errorCodes)}
 <h4>Example</h4>
-<pre class="curl"><code>${curlExample(document, entry, keyed).split(BASE_URL_MARK).map(escapeHtml).join(BASE_URL_MARK)}</code></pre>
+<pre class="curl"><code>${curlExample(document, entry, keyed)}</code></pre>
 ${renderTryIt(document, entry, keyed)}
 </section>`;
 }
@@ -153,11 +157,14 @@ function examplePath(document: Json, entry: Operation): string {
   });
 }
 
+/** The curl example as HTML: every argument a shell word, the base URL left as its mark. */
 function curlExample(document: Json, entry: Operation, keyed: boolean): string {
   const body = bodyExample(document, entry.operation);
-  const lines = [`curl -i${entry.method === "get" || (entry.method === "post" && body !== undefined) ? "" : ` -X ${entry.method.toUpperCase()}`} '${BASE_URL_MARK}${examplePath(document, entry)}'`];
-  if (keyed) lines.push(`-H "Authorization: Bearer $API_KEY"`);
-  if (body !== undefined) lines.push(`-H 'Content-Type: ${body.mediaType}'`, `-d '${body.text.replaceAll("'", "'\\''")}'`);
+  const method = entry.method === "get" || (entry.method === "post" && body !== undefined) ? "" : ` -X ${entry.method.toUpperCase()}`;
+  const lines = [`curl -i${method} '${SHELL_BASE_URL_MARK}${escapeHtml(inSingleQuotes(examplePath(document, entry)))}'`];
+  // Double quotes: the shell reads the key from $API_KEY.
+  if (keyed) lines.push(`-H ${escapeHtml('"Authorization: Bearer $API_KEY"')}`);
+  if (body !== undefined) lines.push(`-H ${escapeHtml(shellWord(`Content-Type: ${body.mediaType}`))}`, `-d ${escapeHtml(shellWord(body.text))}`);
   return lines.join(" \\\n  ");
 }
 
