@@ -19,11 +19,12 @@ function operations(document: Json = OPENAPI_DOCUMENT): [string, string, Record<
     Object.entries(item).filter(([method]) => methods.has(method)).map(([method, operation]): [string, string, Record<string, any>] => [method, path, operation]));
 }
 
-/** The HTML of one operation's section. */
+/** The HTML of one operation's section: a `<section>`, or a `<details>` for a minor operation. */
 function section(html: string, operationId: string): string {
-  const start = html.indexOf(`<section class="op" id="op-${operationId}"`);
+  const start = html.search(new RegExp(`<(?:section|details) class="op[^"]*" id="op-${operationId}"`));
   if (start === -1) throw new Error(`The page has no section for ${operationId}`);
-  return html.slice(start, html.indexOf("</section>", start));
+  const end = html.slice(start + 1).search(/<(?:section|details) class="op[^"]*" id="op-|<\/section>\n<section class="group"|<\/main>/);
+  return html.slice(start, start + 1 + end);
 }
 
 /** The text of one operation's curl example, as a reader copies it from the page. */
@@ -105,7 +106,7 @@ describe("GET / with the referencePage plug", () => {
 
   test("the base URL follows publicUrl and the base path", async () => {
     const { html } = await page({ publicUrl: "https://example.com/pets-api", basePath: "/api/v1" });
-    expect(html).toContain('<code class="base">https://example.com/pets-api/api/v1</code>');
+    expect(html).toContain('<code class="base" id="base-url">https://example.com/pets-api/api/v1</code>');
     expect(curlText(html, "listPets")).toStartWith("curl -i 'https://example.com/pets-api/api/v1/pets'");
     // "Try it" and links go to the page's own origin, relative to where the page is.
     expect(html).toContain('<body data-base-path="/api/v1">');
@@ -216,7 +217,7 @@ describe("the page renders whatever document it is given", () => {
     expect(html).not.toContain("<script>alert");
     const put = section(html, "putThing");
     expect(put).toContain('<code class="name">thingId</code> <span class="where">path</span> <span class="need">required</span>');
-    expect(put).toContain("No key needed");
+    expect(put).toContain("no key needed");
     expect(put).not.toContain("Authorization");
     expect(curlText(html, "putThing")).toStartWith("curl -i -X PUT 'http://x.test/things/example'");
     expect(put).toContain('<span class="status sx">default</span>');
