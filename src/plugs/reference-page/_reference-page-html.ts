@@ -104,7 +104,7 @@ function renderIntro(document: Json, openApiUrl: string, main: readonly Operatio
   return `<section class="intro" aria-labelledby="start">
 <h2 id="start">Start here</h2>
 <div class="start">
-<div class="start-item"><h3 class="start-label" id="base-title">Base URL</h3>
+<div class="start-item"><h3 class="start-label">Base URL</h3>
 <div class="copy-row"><code class="base" id="base-url">${BASE_URL_MARK}</code><button type="button" class="copy" data-copy="base-url" aria-label="Copy the base URL" data-script-only hidden>Copy</button></div>
 <p class="hint">Every path below is relative to it; <a href="${openApiUrl}">openapi.json</a> describes them all.</p></div>
 <div class="start-item"><h3 class="start-label"><label for="api-key">API key</label></h3>
