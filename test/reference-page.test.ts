@@ -19,11 +19,26 @@ function operations(document: Json = OPENAPI_DOCUMENT): [string, string, Record<
     Object.entries(item).filter(([method]) => methods.has(method)).map(([method, operation]): [string, string, Record<string, any>] => [method, path, operation]));
 }
 
-/** The HTML of one operation's section. */
+/** The HTML of one operation's section: a `<section>`, or a `<details>` for a minor operation. */
 function section(html: string, operationId: string): string {
-  const start = html.indexOf(`<section class="op" id="op-${operationId}"`);
+  const start = html.search(new RegExp(`<(?:section|details) class="op[^"]*" id="op-${operationId}"`));
   if (start === -1) throw new Error(`The page has no section for ${operationId}`);
-  return html.slice(start, html.indexOf("</section>", start));
+  const end = html.slice(start + 1).search(/<(?:section|details) class="op[^"]*" id="op-|<\/section>\n<section class="group"|<\/main>/);
+  return html.slice(start, start + 1 + end);
+}
+
+/** The text of one operation's curl example, as a reader copies it from the page. */
+function curlText(html: string, operationId: string): string {
+  const code = /<pre class="curl"[^>]*><code[^>]*>([\s\S]*?)<\/code><\/pre>/.exec(section(html, operationId))?.[1];
+  if (code === undefined) throw new Error(`${operationId} has no curl example`);
+  const entities: Record<string, string> = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'" };
+  return code.replace(/<[^>]*>/g, "").replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => entities[entity] ?? entity);
+}
+
+/** The arguments `sh` passes to curl when it runs `command` (curl replaced by a function printing them), with `$API_KEY` set to `key`. */
+function curlArguments(command: string, key = "the-key"): string[] {
+  const run = Bun.spawnSync(["sh", "-c", `curl() { printf '%s\\n' "$@"; }\n${command}`], { env: { PATH: "/usr/bin:/bin", API_KEY: key } });
+  return run.stdout.toString().split("\n").slice(0, -1);
 }
 
 /** The SHA-256 CSP source of a text. */
@@ -92,18 +107,28 @@ describe("GET / with the referencePage plug", () => {
 
   test("each operation has a curl example against the base URL the request reached, with the key from $API_KEY", async () => {
     const { html } = await page();
-    expect(section(html, "listPets")).toContain(`curl -i &#39;http://pets.test/v1/pets&#39; \\\n  -H &quot;Authorization: Bearer $API_KEY&quot;`);
-    expect(section(html, "getPet")).toContain("curl -i &#39;http://pets.test/v1/pets/1&#39;");
-    expect(section(html, "createPet")).toContain("-H &#39;Content-Type: application/json&#39; \\\n  -d &#39;{&quot;name&quot;:");
+    expect(curlText(html, "listPets")).toBe(`curl -i 'http://pets.test/v1/pets' \\\n  -H "Authorization: Bearer $API_KEY"`);
+    expect(curlText(html, "getPet")).toStartWith("curl -i 'http://pets.test/v1/pets/1'");
+    expect(curlText(html, "createPet")).toContain(`-H 'Content-Type: application/json' \\\n  -d '{"name":`);
   });
 
   test("the base URL follows publicUrl and the base path", async () => {
     const { html } = await page({ publicUrl: "https://example.com/pets-api", basePath: "/api/v1" });
-    expect(html).toContain('<code class="base">https://example.com/pets-api/api/v1</code>');
-    expect(html).toContain("curl -i &#39;https://example.com/pets-api/api/v1/pets&#39;");
+    expect(html).toContain('<code class="base" id="base-url">https://example.com/pets-api/api/v1</code>');
+    expect(curlText(html, "listPets")).toStartWith("curl -i 'https://example.com/pets-api/api/v1/pets'");
     // "Try it" and links go to the page's own origin, relative to where the page is.
     expect(html).toContain('<body data-base-path="/api/v1">');
     expect(html).toContain('href="./api/v1/openapi.json"');
+  });
+
+  test("a base URL holding ' is quoted for the shell: run by sh, each curl example passes the URL as one argument and runs nothing else", async () => {
+    const { html } = await page({ publicUrl: "https://example.com/x';id;'" });
+    expect(curlArguments(curlText(html, "listPets"))).toEqual(["-i", "https://example.com/x';id;'/v1/pets", "-H", "Authorization: Bearer the-key"]);
+    expect(curlArguments(curlText(html, "createPet"))).toEqual([
+      "-i", "https://example.com/x';id;'/v1/pets", "-H", "Authorization: Bearer the-key", "-H", "Content-Type: application/json", "-d", expect.stringMatching(/^\{"name":/),
+    ]);
+    // The base URL shown as text is the URL itself, not its shell spelling.
+    expect(html).toContain("https://example.com/x&#39;;id;&#39;/v1</code>");
   });
 
   test("each operation has a try-it form, hidden until the script runs; the key field is a password field outside every form", async () => {
@@ -200,9 +225,9 @@ describe("the page renders whatever document it is given", () => {
     expect(html).not.toContain("<script>alert");
     const put = section(html, "putThing");
     expect(put).toContain('<code class="name">thingId</code> <span class="where">path</span> <span class="need">required</span>');
-    expect(put).toContain("No key needed");
+    expect(put).toContain("no key needed");
     expect(put).not.toContain("Authorization");
-    expect(put).toContain("curl -i -X PUT &#39;http://x.test/things/example&#39;");
+    expect(curlText(html, "putThing")).toStartWith("curl -i -X PUT 'http://x.test/things/example'");
     expect(put).toContain('<span class="status sx">default</span>');
   });
 });

@@ -1,12 +1,13 @@
 /**
  * @module
- * Private to the reference page: the whole page as HTML, made from an OpenAPI document. A header,
- * contents, an introduction with the base URL, how to authenticate and the key for "try it", each
- * operation grouped by tag, the error codes and the schemas.
+ * Private to the reference page: the whole page as HTML, made from an OpenAPI document. Short to
+ * scan: the first screen holds the base URL, the key field and the main operations; then each
+ * operation grouped by tag (the minor ones collapsed), the error codes and the schemas, whose long
+ * details wait in `<details>` until asked for.
  */
 import type { Json } from "../../types.ts";
 import type { Operation } from "./_reference-page-operation.ts";
-import { BASE_URL_MARK, field, namesCode, operationsOf, prose, renderOperation } from "./_reference-page-operation.ts";
+import { BASE_URL_MARK, field, isMain, namesCode, operationsOf, prose, renderOperation } from "./_reference-page-operation.ts";
 import { escapeHtml, listAt, objectAt, propertiesOf, resolve, schemaSummary, textAt } from "./_reference-page-schema.ts";
 
 /** The page's inline style and script, each allowed by its hash in the page's policy. */
@@ -26,6 +27,9 @@ export function renderPage(document: Json, basePath: string, assets: PageAssets)
   const codes = errorCodesOf(document);
   const groups = groupByTag(document, operations);
   const openApiUrl = `.${basePath}/openapi.json`;
+  // A document with only minor operations still gets a list to start from.
+  const main = operations.some(isMain) ? operations.filter(isMain) : operations;
+  const layoutOf = (entry: Operation) => (entry === main[0] ? "first" : main.includes(entry) ? "main" : "minor");
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -46,16 +50,17 @@ export function renderPage(document: Json, basePath: string, assets: PageAssets)
 <div class="layout">
 ${renderContents(groups, openApiUrl)}
 <main id="main" tabindex="-1">
-${renderIntro(document, openApiUrl)}
+${renderIntro(document, openApiUrl, main, operations.filter((entry) => !main.includes(entry)))}
 ${groups.map(({ name, description, entries }) => `<section class="group" aria-labelledby="tag-${slug(name)}">
 <h2 id="tag-${slug(name)}">${escapeHtml(name)}</h2>${description === "" ? "" : `<p class="group-lede">${escapeHtml(description)}</p>`}
-${entries.map((entry) => renderOperation(document, entry, codes)).join("\n")}
+${entries.map((entry) => renderOperation(document, entry, codes, layoutOf(entry))).join("\n")}
 </section>`).join("\n")}
 ${renderErrorCodes(document, operations, codes)}
 ${renderSchemas(document)}
 </main>
 </div>
 <footer class="foot"><p>Made from <a href="${openApiUrl}">the OpenAPI document</a> this service serves. The page loads nothing from any other site, and your key stays in this tab.</p></footer>
+<p class="sr-only" id="copy-status" role="status" aria-live="polite"></p>
 <script>${assets.script}</script>
 </body>
 </html>
@@ -90,28 +95,33 @@ ${groups.map((group) => `<p class="toc-group">${escapeHtml(group.name)}</p><ul>$
 </nav>`;
 }
 
-function renderIntro(document: Json, openApiUrl: string): string {
+function renderIntro(document: Json, openApiUrl: string, main: readonly Operation[], others: readonly Operation[]): string {
   const info = objectAt(objectAt(document).info);
-  const schemes = Object.entries(objectAt(objectAt(objectAt(document).components).securitySchemes)).map(([, value]) => {
-    const scheme = resolve(document, value);
-    const how = scheme.type === "http" && textAt(scheme.scheme).toLowerCase() === "bearer"
-      ? "<p>Send the key as <code>Authorization: Bearer &lt;key&gt;</code> on every operation that needs one.</p>"
-      : "";
-    return how + prose(textAt(scheme.description));
-  });
+  const schemes = Object.values(objectAt(objectAt(objectAt(document).components).securitySchemes)).map((value) => resolve(document, value));
+  const bearer = schemes.some((scheme) => scheme.type === "http" && textAt(scheme.scheme).toLowerCase() === "bearer");
+  const about = prose(textAt(info.description)) + schemes.map((scheme) => prose(textAt(scheme.description))).join("");
+  const link = (entry: Operation) => `<a href="#${entry.anchor}">${entry.method.toUpperCase()} ${escapeHtml(entry.path)}</a>`;
   return `<section class="intro" aria-labelledby="start">
 <h2 id="start">Start here</h2>
-<div class="prose">${prose(textAt(info.description))}</div>
-<div class="cards">
-<div class="card"><h3>Base URL</h3><p><code class="base">${BASE_URL_MARK}</code></p><p class="hint">Every path below is relative to it. The machine-readable description is <a href="${openApiUrl}">openapi.json</a>.</p></div>
-<div class="card"><h3>Authentication</h3>${schemes.join("") || "<p>None.</p>"}<p class="hint">The curl examples read the key from <code>$API_KEY</code>.</p></div>
+<div class="start">
+<div class="start-item"><h3 class="start-label">Base URL</h3>
+<div class="copy-row"><code class="base" id="base-url">${BASE_URL_MARK}</code><button type="button" class="copy" data-copy="base-url" aria-label="Copy the base URL" data-script-only hidden>Copy</button></div>
+<p class="hint">Every path below is relative to it; <a href="${openApiUrl}">openapi.json</a> describes them all.</p></div>
+<div class="start-item"><h3 class="start-label"><label for="api-key">API key</label></h3>
+<div class="key-row" data-script-only hidden><input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="paste one of the server’s keys" aria-describedby="key-hint"><button type="button" id="forget-key">Forget</button></div>
+<p class="hint" id="key-hint">${bearer ? "Sent as <code>Authorization: Bearer &lt;key&gt;</code>. " : ""}<span data-script-only hidden>Typed here, it fills in every curl example and “Try it”, and stays in this tab only (sessionStorage): never in a URL or a cookie, gone when the tab closes.</span><span data-script-free>The curl examples read it from <code>$API_KEY</code>.</span></p></div>
 </div>
-<div class="key-panel" data-script-only hidden>
-<label for="api-key">API key for “Try it”</label>
-<div class="key-row"><input id="api-key" type="password" autocomplete="off" spellcheck="false" placeholder="paste one of the server’s keys"><button type="button" id="forget-key">Forget</button></div>
-<p class="hint">Kept in this tab only (sessionStorage): never in a URL or a cookie, and gone when the tab closes.</p>
-</div>
+<h3 class="start-label" id="ops-title">Operations</h3>
+<ul class="quick" aria-labelledby="ops-title">${main.map(quickLink).join("")}</ul>
+<p class="hint also">${others.length === 0 ? "" : `Also ${others.map(link).join(", ")}; then `}<a href="#errors">error codes</a> and <a href="#schemas">schemas</a>.</p>
+${about === "" ? "" : `<details class="about"><summary>About this API</summary><div class="prose">${about}</div></details>`}
 </section>`;
+}
+
+/** A main operation in the first screen's list: method, path and summary, linking to its section. */
+function quickLink(entry: Operation): string {
+  const gone = entry.operation.deprecated === true ? " gone" : "";
+  return `<li><a href="#${entry.anchor}"><span class="method m-${entry.method}">${entry.method.toUpperCase()}</span> <code class="path${gone}">${escapeHtml(entry.path)}</code> <span class="quick-summary">${escapeHtml(textAt(entry.operation.summary))}</span></a></li>`;
 }
 
 /** The codes the document's error object can carry: every `code` property's `enum` among its schemas. */
@@ -135,8 +145,8 @@ function renderErrorCodes(document: Json, operations: readonly Operation[], code
   });
   return `<section class="group" id="errors" aria-labelledby="errors-title">
 <h2 id="errors-title">Error codes</h2>
-<p class="group-lede">Every error answer carries the error object, whose <code>code</code> is one of these; each links to the answers that name it.</p>
-<ul class="codes-list">${rows.join("")}</ul>
+<p class="group-lede">Every error answer carries the error object, whose <code>code</code> is one of these ${codes.size}.</p>
+<details class="listing"><summary>Each code and the answers that give it</summary><ul class="codes-list">${rows.join("")}</ul></details>
 </section>`;
 }
 
@@ -147,11 +157,12 @@ function renderSchemas(document: Json): string {
     const schema = resolve(document, value);
     const fields = propertiesOf(document, schema).map(({ name: property, schema: propertySchema, required }) =>
       field(property, "", required, schemaSummary(document, propertySchema), textAt(resolve(document, propertySchema).description)));
-    return `<section class="schema" id="schema-${slug(name)}" aria-labelledby="schema-${slug(name)}-title">
-<h3 id="schema-${slug(name)}-title">${escapeHtml(name)}</h3>
+    const type = Array.isArray(schema.type) ? schema.type.join(" or ") : textAt(schema.type);
+    return `<details class="schema" id="schema-${slug(name)}">
+<summary><h3>${escapeHtml(name)}</h3>${type === "" ? "" : ` <span class="meta">${escapeHtml(type)}</span>`}</summary>
 <p class="meta">${schemaSummary(document, schema)}${schema.additionalProperties === false ? " · no other members" : ""}</p>
 <div class="prose">${prose(textAt(schema.description))}</div>${fields.length === 0 ? "" : `<ul class="fields">${fields.join("")}</ul>`}
-</section>`;
+</details>`;
   });
   return `<section class="group" id="schemas" aria-labelledby="schemas-title">
 <h2 id="schemas-title">Schemas</h2>

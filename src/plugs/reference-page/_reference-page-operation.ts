@@ -1,18 +1,22 @@
 /**
  * @module
  * Private to the reference page: one operation of the OpenAPI document as HTML. What it is for,
- * its parameters, body and answers (with the error codes each names), a curl example, and a
- * "try it" form that the page's script sends.
+ * a curl example to copy, its parameters, body and answers (with the error codes each names)
+ * collapsed, and a "try it" form that the page's script sends.
  *
- * The API's absolute base URL is written as NUL, which `mod.ts` replaces with the
- * URL each request was made to.
+ * The API's absolute base URL is written as a mark, which `mod.ts` replaces with the URL each
+ * request was made to: `BASE_URL_MARK` where it is text, `SHELL_BASE_URL_MARK` inside a
+ * single-quoted shell word.
  */
 import type { Json } from "../../types.ts";
 import type { JsonObject } from "./_reference-page-schema.ts";
+import { inSingleQuotes, shellWord } from "./_reference-page-shell.ts";
 import { escapeHtml, exampleOf, isObject, listAt, objectAt, propertiesOf, refName, resolve, schemaSummary, textAt } from "./_reference-page-schema.ts";
 
-/** Where the base URL goes in the rendered page. */
+/** Where the base URL goes in the rendered page, as text. */
 export const BASE_URL_MARK = "\0";
+/** Where the base URL goes inside a single-quoted shell word (each `'` in it written `'\\''`). */
+export const SHELL_BASE_URL_MARK = "\u0001";
 
 /** The HTTP methods a path item may hold, in the order the page shows them. */
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -66,22 +70,66 @@ export function prose(text: string): string {
     .join("");
 }
 
+/**
+ * Whether an operation is one a first-time reader starts from: it can succeed (it declares a 2xx
+ * answer; one that only refuses, such as a 501, cannot), and it is not HEAD (a GET without its
+ * body) or OPTIONS (a browser's preflight). A deprecated one still counts: it still works. The
+ * others are shown collapsed.
+ */
+export function isMain(entry: Operation): boolean {
+  const succeeds = Object.keys(objectAt(entry.operation.responses)).some((status) => /^2/.test(status));
+  return succeeds && entry.method !== "head" && entry.method !== "options";
+}
+
+/** How an operation is shown: the first main one with its "try it" open, other main ones, the rest collapsed. */
+export type Layout = "first" | "main" | "minor";
+
 /** The section of one operation. `errorCodes` are the codes the document's error object can carry. */
-export function renderOperation(document: Json, entry: Operation, errorCodes: ReadonlySet<string>): string {
+export function renderOperation(document: Json, entry: Operation, errorCodes: ReadonlySet<string>, layout: Layout): string {
   const { method, path, anchor, operation } = entry;
   const deprecated = operation.deprecated === true;
   const keyed = needsKey(document, operation);
   const id = textAt(operation.operationId);
+  const title = `<h3 class="op-title" id="${anchor}-title"><span class="method m-${method}">${method.toUpperCase()}</span> <code class="path${deprecated ? " gone" : ""}">${escapeHtml(path)}</code>${deprecated ? ' <span class="badge warn">Deprecated</span>' : ""}</h3>`;
+  const summary = `<p class="op-summary">${escapeHtml(textAt(operation.summary))}</p>`;
+  const meta = `<p class="op-meta">${id === "" ? "" : `<code>${escapeHtml(id)}</code> · `}${keyed ? "needs an API key" : "no key needed"}</p>`;
+  const example = renderExample(document, entry, keyed);
+  const details = `<div class="prose">${prose(textAt(operation.description))}</div>
+${renderParameters(document, entry.parameters)}${renderBody(document, operation)}${renderAnswers(document, operation, errorCodes)}`;
+  if (layout === "minor") {
+    return `<details class="op minor" id="${anchor}">
+<summary>${title}${summary}</summary>
+<div class="op-body">${meta}${example}
+${details}
+${renderTryIt(document, entry, keyed, false)}</div>
+</details>`;
+  }
   return `<section class="op" id="${anchor}" aria-labelledby="${anchor}-title">
-<h3 class="op-title" id="${anchor}-title"><span class="method m-${method}">${method.toUpperCase()}</span> <code class="path${deprecated ? " gone" : ""}">${escapeHtml(path)}</code>${deprecated ? ' <span class="badge warn">Deprecated</span>' : ""}</h3>
-<p class="op-summary">${escapeHtml(textAt(operation.summary))}</p>
-<p class="op-meta">${id === "" ? "" : `Operation <code>${escapeHtml(id)}</code> · `}${keyed ? "Needs an API key" : "No key needed"}</p>
-<div class="prose">${prose(textAt(operation.description))}</div>
-${renderParameters(document, entry.parameters)}${renderBody(document, operation)}${renderAnswers(document, operation, errorCodes)}
-<h4>Example</h4>
-<pre class="curl"><code>${curlExample(document, entry, keyed).split(BASE_URL_MARK).map(escapeHtml).join(BASE_URL_MARK)}</code></pre>
-${renderTryIt(document, entry, keyed)}
+${title}${summary}${meta}${example}
+<details class="more"><summary>${detailsLabel(entry)}</summary>
+${details}</details>
+${renderTryIt(document, entry, keyed, layout === "first")}
 </section>`;
+}
+
+/** What the collapsed details of a main operation hold, in a few words. */
+function detailsLabel(entry: Operation): string {
+  const count = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`;
+  const parts = [
+    textAt(entry.operation.description) === "" ? "" : "Description",
+    entry.parameters.length === 0 ? "" : count(entry.parameters.length, "parameter"),
+    entry.operation.requestBody === undefined ? "" : "request body",
+    count(Object.keys(objectAt(entry.operation.responses)).length, "answer"),
+  ];
+  const text = parts.filter((part) => part !== "").join(", ");
+  return escapeHtml(text.charAt(0).toUpperCase() + text.slice(1));
+}
+
+/** The curl example in its box, with a button that copies it (shown by the script). */
+function renderExample(document: Json, entry: Operation, keyed: boolean): string {
+  const id = textAt(entry.operation.operationId) || entry.path;
+  return `<div class="example"><div class="example-head"><span>Example</span><button type="button" class="copy" data-copy="${entry.anchor}-curl" aria-label="Copy the curl example of ${escapeHtml(id)}" data-script-only hidden>Copy</button></div>
+<pre class="curl" id="${entry.anchor}-curl"><code>${curlExample(document, entry, keyed)}</code></pre></div>`;
 }
 
 function renderParameters(document: Json, parameters: readonly JsonObject[]): string {
@@ -122,7 +170,7 @@ function renderAnswers(document: Json, operation: JsonObject, errorCodes: Readon
     return `<li class="answer"><span class="status s${kind}">${escapeHtml(status)}</span><div class="answer-text">${prose(description)}${
       codes.length === 0 ? "" : `<p class="codes">Error ${codes.length === 1 ? "code" : "codes"}: ${codes.map((code) => `<code class="code">${escapeHtml(code)}</code>`).join(" ")}</p>`}${
       media === undefined ? "" : `<p class="meta">Body: <code>${escapeHtml(media[0])}</code> · ${schemaSummary(document, objectAt(media[1]).schema)}</p>`}${
-      headers.length === 0 ? "" : `<ul class="headers">${headers.join("")}</ul>`}</div></li>`;
+      headers.length === 0 ? "" : `<details class="headers"><summary>${headers.length} ${headers.length === 1 ? "header" : "headers"}</summary><ul>${headers.join("")}</ul></details>`}</div></li>`;
   });
   return answers.length === 0 ? "" : `<h4>Answers</h4>\n<ul class="answers">${answers.join("")}</ul>`;
 }
@@ -153,27 +201,30 @@ function examplePath(document: Json, entry: Operation): string {
   });
 }
 
+/** The curl example as HTML: every argument a shell word, the base URL left as its mark. */
 function curlExample(document: Json, entry: Operation, keyed: boolean): string {
   const body = bodyExample(document, entry.operation);
-  const lines = [`curl -i${entry.method === "get" || (entry.method === "post" && body !== undefined) ? "" : ` -X ${entry.method.toUpperCase()}`} '${BASE_URL_MARK}${examplePath(document, entry)}'`];
-  if (keyed) lines.push(`-H "Authorization: Bearer $API_KEY"`);
-  if (body !== undefined) lines.push(`-H 'Content-Type: ${body.mediaType}'`, `-d '${body.text.replaceAll("'", "'\\''")}'`);
+  const method = entry.method === "get" || (entry.method === "post" && body !== undefined) ? "" : ` -X ${entry.method.toUpperCase()}`;
+  const lines = [`curl -i${method} '${SHELL_BASE_URL_MARK}${escapeHtml(inSingleQuotes(examplePath(document, entry)))}'`];
+  // Double quotes: the shell reads the key from $API_KEY. The script puts a typed key in its place.
+  if (keyed) lines.push(`-H <span class="key-arg">${escapeHtml('"Authorization: Bearer $API_KEY"')}</span>`);
+  if (body !== undefined) lines.push(`-H ${escapeHtml(shellWord(`Content-Type: ${body.mediaType}`))}`, `-d ${escapeHtml(shellWord(body.text))}`);
   return lines.join(" \\\n  ");
 }
 
 /** The "try it" form, hidden until the page's script shows it (without the script it could not send). */
-function renderTryIt(document: Json, entry: Operation, keyed: boolean): string {
+function renderTryIt(document: Json, entry: Operation, keyed: boolean, open: boolean): string {
   const inputs = entry.parameters
     .filter((parameter) => ["path", "query", "header"].includes(textAt(parameter.in)))
     .map((parameter) => tryInput(document, entry, parameter));
   const body = bodyExample(document, entry.operation);
   const pretty = body === undefined ? "" : JSON.stringify(JSON.parse(body.text), null, 2);
   const bodyInput = body === undefined ? "" : `<label class="try-field wide" for="${entry.anchor}-body"><span>Body <small>${escapeHtml(body.mediaType)}</small></span><textarea id="${entry.anchor}-body" data-body="${escapeHtml(body.mediaType)}" rows="${pretty.split("\n").length + 1}" spellcheck="false">${escapeHtml(pretty)}</textarea></label>`;
-  return `<details class="try" data-script-only hidden>
+  return `<details class="try" data-script-only hidden${open ? " open" : ""}>
 <summary>Try it</summary>
 <form class="try-form" data-method="${entry.method.toUpperCase()}" data-path="${escapeHtml(entry.path)}" data-keyed="${keyed}">
 <div class="try-fields">${inputs.join("")}${bodyInput}</div>
-<div class="try-actions"><button type="submit">Send ${entry.method.toUpperCase()} ${escapeHtml(entry.path)}</button>${keyed ? '<span class="hint">with the API key above</span>' : ""}</div>
+<div class="try-actions"><button type="submit">Send ${entry.method.toUpperCase()} ${escapeHtml(entry.path)}</button>${keyed ? '<span class="hint">with the API key at the top of the page</span>' : ""}</div>
 <div class="result" role="status" aria-live="polite"></div>
 </form>
 </details>`;

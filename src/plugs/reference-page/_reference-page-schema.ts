@@ -63,9 +63,9 @@ function unescapePointer(part: string): string {
   return part.replaceAll("~1", "/").replaceAll("~0", "~");
 }
 
-/** Escapes text for HTML content and quoted attribute values. NUL, which the page uses as a marker, is dropped. */
+/** Escapes text for HTML content and quoted attribute values. NUL and U+0001, which the page uses as marks, are dropped. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"'\0]/g, (character) => HTML_ESCAPES[character] ?? "");
+  return text.replace(/[&<>"'\0\u0001]/g, (character) => HTML_ESCAPES[character] ?? "");
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = Object.freeze({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" });

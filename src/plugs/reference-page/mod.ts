@@ -18,8 +18,9 @@ import type { Json, Plug } from "../../mod.ts";
 import { errorResponse, OPENAPI_DOCUMENT } from "../../mod.ts";
 import { PAGE_SCRIPT, PAGE_STYLE } from "./_reference-page-assets.ts";
 import { renderPage } from "./_reference-page-html.ts";
-import { BASE_URL_MARK } from "./_reference-page-operation.ts";
+import { BASE_URL_MARK, SHELL_BASE_URL_MARK } from "./_reference-page-operation.ts";
 import { escapeHtml } from "./_reference-page-schema.ts";
+import { inSingleQuotes } from "./_reference-page-shell.ts";
 
 /** The methods `/` answers when the page is on. */
 export const REFERENCE_PAGE_METHODS = "GET, HEAD";
@@ -38,7 +39,7 @@ export function referencePage(document: Json = OPENAPI_DOCUMENT): Plug {
 /** Answers a request for the page; `baseUrl` is the API's absolute base URL as the request reached it. */
 export type ReferencePage = (request: Request, baseUrl: string) => Promise<Response>;
 
-/** The page, its parts around the base URL, and its headers: made once. */
+/** The page, its text split at the base URL's marks (kept as parts of their own), and its headers: made once. */
 interface ReadyPage {
   readonly parts: readonly string[];
   readonly headers: Readonly<Record<string, string>>;
@@ -53,15 +54,19 @@ export function createReferencePage(basePath: string, document: Json = OPENAPI_D
     }
     ready ??= preparePage(document, basePath);
     const page = await ready;
+    const text = escapeHtml(baseUrl);
+    const inShell = escapeHtml(inSingleQuotes(baseUrl));
+    const html = page.parts.map((part) => (part === BASE_URL_MARK ? text : part === SHELL_BASE_URL_MARK ? inShell : part)).join("");
     // A Response copies the record it is given: no answer shares headers with another.
-    return new Response(page.parts.join(escapeHtml(baseUrl)), { status: 200, headers: page.headers });
+    return new Response(html, { status: 200, headers: page.headers });
   };
 }
 
 async function preparePage(document: Json, basePath: string): Promise<ReadyPage> {
   const html = renderPage(document, basePath, { style: PAGE_STYLE, script: PAGE_SCRIPT });
   return {
-    parts: Object.freeze(html.split(BASE_URL_MARK)),
+    // Text never holds a mark (escapeHtml drops them), so a part equal to one is one.
+    parts: Object.freeze(html.split(/([\0\u0001])/)),
     headers: Object.freeze({
       "content-type": "text/html; charset=utf-8",
       "content-security-policy": await contentSecurityPolicy(PAGE_STYLE, PAGE_SCRIPT),
