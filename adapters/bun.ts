@@ -10,6 +10,9 @@ import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 export type { Serve, Server, ServeOptions } from "./_serve.ts";
 export type { Timeouts } from "./_timeouts.ts";
 
+/** How often a stop looks whether the answers still being sent are out. */
+const SEND_POLL_MS = 20;
+
 /**
  * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for
  * that long once it has sent a request (an idle keep-alive, a stalled body), so it is set from the
@@ -37,10 +40,17 @@ export const serveBun: Serve = async (app, options) => {
     fetch: draining.handler,
   });
   // Stopping closes idle keep-alive connections, where a request may be on its way: so only once
-  // draining has answered everything and the connections are quiet.
+  // draining has answered everything and the connections are quiet. Bun's graceful stop also waits
+  // for a connection that sent half a request, which the app has not seen: so once no answer is
+  // being sent (`pendingRequests` counts a request until its answer is written), every connection
+  // left is closed. At the limit (a stalled body), all are.
   const close = async () => {
-    await draining.drain();
-    await server.stop();
+    const drained = await draining.drain();
+    const stopped = server.stop();
+    while (drained === "answered" && server.pendingRequests > 0) await Bun.sleep(SEND_POLL_MS);
+    await server.stop(true);
+    await draining.settled();
+    await stopped;
   };
   const handle: Server = { port: server.port ?? options.port, close };
   return handle;
