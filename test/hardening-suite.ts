@@ -163,6 +163,23 @@ export function hardeningSuite(runtime: Runtime): void {
       }, 20_000);
     });
 
+    test("a body led by a UTF-8 byte order mark creates the pet, and a #fragment in the request target is ignored (docs/decisions.md)", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        const body = '\uFEFF{"name":"Bom","categoryId":1}';
+        const created = await rawExchange(server.url, [`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`, Buffer.from(body)]);
+        expect({ status: created.status, pet: JSON.parse(created.body) as unknown }).toEqual({ status: 201, pet: { id: 1, name: "Bom", categoryId: 1 } });
+        const answers = [];
+        for (const target of ["/v1/pets/1#x", "/v1/pets?limit=101#x", "/v1/pets/#1"]) {
+          const result = await rawExchange(server.url, [`GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`]);
+          answers.push(result.status);
+        }
+        expect(answers).toEqual([200, 400, 404]);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    });
+
     // Deno.serve has no idle timeout, so it has nothing to announce.
     if (runtime !== "deno-serve") {
       test("answers on a connection kept open carry Keep-Alive: timeout=<IDLE_TIMEOUT>; an answer that closes its connection does not", async () => {
