@@ -3,7 +3,9 @@
  * Graceful stop, the same on every runtime: once the server stops, a request already being handled
  * is answered and its connection closed (`Connection: close`), a request that arrives later gets
  * 503 and its connection closed, and the stop waits until none is in flight and the connections
- * are quiet; only then does the adapter stop listening and close what remains.
+ * are quiet; only then does the adapter stop listening and close what remains, a connection holding
+ * half a request included (it is not in flight: the app has not seen it). A request still in
+ * flight `IN_FLIGHT_WAIT_LIMIT_MS` into the stop (a body that stalled) has its connection closed.
  */
 import type { Handler } from "../src/mod.ts";
 import { errorResponse } from "../src/errors.ts";
@@ -11,8 +13,13 @@ import { errorResponse } from "../src/errors.ts";
 /** A handler that counts the requests in flight, and the way to stop it. */
 export interface Draining {
   readonly handler: Handler;
-  /** Stops taking requests; resolves once every request in flight is answered and the connections are quiet. */
-  drain(): Promise<void>;
+  /**
+   * Stops taking requests; resolves `"answered"` once every request in flight is answered and the
+   * connections are quiet, or `"overdue"` when some are still in flight at the limit.
+   */
+  drain(): Promise<"answered" | "overdue">;
+  /** Resolves once no request is in flight (after their connections were closed, their handlers end). */
+  settled(): Promise<void>;
 }
 
 /**
@@ -25,6 +32,15 @@ const QUIET_MS = 250;
 
 /** The longest the stop waits for quiet (new connections keep coming to a runtime that still listens). */
 const QUIET_WAIT_LIMIT_MS = 2000;
+
+/**
+ * The longest the stop waits for requests in flight: a create whose body stops arriving would
+ * otherwise hold the stop until its body timeout (30 s by default), past the server's 10 s grace.
+ * A body still arriving this long into the stop is cut; nothing of it is stored.
+ */
+const IN_FLIGHT_WAIT_LIMIT_MS = 3000;
+
+const POLL_MS = 20;
 
 /** Wraps a handler so that it can be drained. */
 export function createDraining(handler: Handler): Draining {
@@ -48,12 +64,19 @@ export function createDraining(handler: Handler): Draining {
       if (closing) lastActivity = Date.now();
     }
   };
-  const drain = async () => {
+  const drain = async (): Promise<"answered" | "overdue"> => {
     closing = true;
     const started = Date.now();
     lastActivity = started;
     const quiet = () => Date.now() - lastActivity >= QUIET_MS || Date.now() - started >= QUIET_WAIT_LIMIT_MS;
-    while (inFlight > 0 || !quiet()) await new Promise((wait) => setTimeout(wait, 20));
+    while (inFlight > 0 || !quiet()) {
+      if (inFlight > 0 && Date.now() - started >= IN_FLIGHT_WAIT_LIMIT_MS) return "overdue";
+      await new Promise((wait) => setTimeout(wait, POLL_MS));
+    }
+    return "answered";
   };
-  return { handler: wrapped, drain };
+  const settled = async () => {
+    while (inFlight > 0) await new Promise((wait) => setTimeout(wait, POLL_MS));
+  };
+  return { handler: wrapped, drain, settled };
 }

@@ -2,6 +2,7 @@
  * @module
  * Serves the app with `Bun.serve`.
  */
+import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { createDraining } from "./_draining.ts";
@@ -9,6 +10,9 @@ import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 
 export type { Serve, Server, ServeOptions } from "./_serve.ts";
 export type { Timeouts } from "./_timeouts.ts";
+
+/** How often a stop looks whether the answers still being sent are out. */
+const SEND_POLL_MS = 20;
 
 /**
  * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for
@@ -34,14 +38,40 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: draining.handler,
+    fetch: withKeepAlive(draining.handler, timeouts.idleSeconds),
   });
   // Stopping closes idle keep-alive connections, where a request may be on its way: so only once
-  // draining has answered everything and the connections are quiet.
+  // draining has answered everything and the connections are quiet. Bun's graceful stop also waits
+  // for a connection that sent half a request, which the app has not seen: so once no answer is
+  // being sent (`pendingRequests` counts a request until its answer is written), every connection
+  // left is closed. At the limit (a stalled body), all are.
   const close = async () => {
-    await draining.drain();
-    await server.stop();
+    const drained = await draining.drain();
+    const stopped = server.stop();
+    while (drained === "answered" && server.pendingRequests > 0) await Bun.sleep(SEND_POLL_MS);
+    await server.stop(true);
+    await draining.settled();
+    await stopped;
   };
   const handle: Server = { port: server.port ?? options.port, close };
   return handle;
 };
+
+/**
+ * Announces the idle timeout on every answer whose connection stays open, as Node's server does:
+ * Node's HTTP client then drops an idle socket a second before the server would, instead of
+ * sending a request on a socket the server is closing (`socket hang up`). Bun sends no such field.
+ */
+function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
+  const keepAlive = `timeout=${idleSeconds}`;
+  return async (request, connection) => {
+    const response = await handler(request, connection);
+    if (!closes(request) && !closes(response)) response.headers.set("keep-alive", keepAlive);
+    return response;
+  };
+}
+
+/** Whether a message asks for its connection to be closed after this exchange. */
+function closes(message: Request | Response): boolean {
+  return message.headers.get("connection")?.toLowerCase().includes("close") ?? false;
+}

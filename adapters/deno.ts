@@ -44,9 +44,12 @@ export const serveDeno: Serve = (app, options) =>
     let server: Deno.HttpServer;
     let closed = false;
     let boundPort: number | undefined;
+    // `shutdown()` closes a connection holding half a request itself; a body still awaited at the
+    // stop's limit is answered 408 at once rather than at its deadline.
     const close = async () => {
       closed = true;
-      await draining.drain();
+      if (await draining.drain() === "overdue") deadlines.expireAll();
+      await draining.settled();
       deadlines.stop();
       await server.shutdown();
     };
@@ -126,6 +129,8 @@ async function withWholeBody(handler: Handler, request: Request, deadlines: Body
 interface BodyDeadlines {
   readonly ms: number;
   within<T>(read: Promise<T>): Promise<T | "timed out">;
+  /** Answers every read still waiting "timed out" now. */
+  expireAll(): void;
   stop(): void;
 }
 
@@ -138,14 +143,14 @@ const SWEEP_MS = 250;
  */
 function createBodyDeadlines(ms: number): BodyDeadlines {
   const waiting = new Map<object, { readonly due: number; readonly expire: () => void }>();
-  const sweep = setInterval(() => {
-    const now = Date.now();
+  const expire = (now: number) => {
     for (const [key, read] of waiting) {
       if (read.due > now) continue;
       waiting.delete(key);
       read.expire();
     }
-  }, SWEEP_MS);
+  };
+  const sweep = setInterval(() => expire(Date.now()), SWEEP_MS);
   Deno.unrefTimer(sweep);
   return {
     ms,
@@ -158,6 +163,7 @@ function createBodyDeadlines(ms: number): BodyDeadlines {
           (error: unknown) => (waiting.delete(key), reject(error)),
         );
       }),
+    expireAll: () => expire(Number.POSITIVE_INFINITY),
     stop: () => clearInterval(sweep),
   };
 }

@@ -16,6 +16,7 @@ import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 import { answerClientError } from "./_node/client-error.ts";
+import { trackConnections } from "./_node/connections.ts";
 import { bodyConsumed, fetchRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
@@ -110,6 +111,7 @@ export const serveNode: Serve = (app, options) =>
     }, (incoming, outgoing) => void answer(draining.handler, nodeRequest(incoming), NODE_CONNECTION, incoming, outgoing, bridge));
     // A request the parser refuses gets the error object too, not Node's bare 400.
     server.on("clientError", answerClientError);
+    const connections = trackConnections(server);
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       // Deno 2.9's node:http can stop accepting for good (see `_accept-watchdog.ts`).
@@ -118,11 +120,15 @@ export const serveNode: Serve = (app, options) =>
       // way: so only once draining has answered everything and the connections are quiet.
       const close = async () => {
         watchdog?.stop();
-        await draining.drain();
-        await new Promise<void>((done) => server.close(() => done()));
+        const drained = await draining.drain();
+        const closed = new Promise<void>((done) => server.close(() => done()));
+        if (drained === "overdue") connections.closeAll();
+        else connections.closeUnanswering();
+        await draining.settled();
+        await closed;
       };
-      const connections = () => new Promise<number>((done) => server.getConnections((error, count) => done(error === null ? count : 0)));
-      const handle: Server = { port: (server.address() as AddressInfo).port, close, connections };
+      const count = () => new Promise<number>((done) => server.getConnections((error, open) => done(error === null ? open : 0)));
+      const handle: Server = { port: (server.address() as AddressInfo).port, close, connections: count };
       resolve(handle);
     });
   });

@@ -7,7 +7,9 @@ import type { Validation } from "./validation.ts";
 import type { Refusal } from "./errors.ts";
 import { refusal } from "./errors.ts";
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+// A UTF-8 byte order mark before the JSON text is dropped by the decoder (`ignoreBOM: false`):
+// RFC 8259 §8.1 lets a parser ignore it, and every runtime then answers the same (docs/decisions.md).
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /**
  * Reads the body of a request that must carry `application/json` of at most `maxBytes` bytes: the

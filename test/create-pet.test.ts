@@ -168,6 +168,20 @@ describe("POST /pets", () => {
     expect(error.message).toContain(expected);
   });
 
+  test("a UTF-8 byte order mark before the JSON text is ignored (RFC 8259 §8.1; docs/decisions.md): 201", async () => {
+    const body = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"Rex","categoryId":3}')]);
+    const response = await call(testApp(), "/v1/pets", { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body });
+    expect(response.status).toBe(201);
+    expect(await response.json()).toEqual({ id: expect.any(Number), name: "Rex", categoryId: 3 });
+  });
+
+  test("a second byte order mark, or one after whitespace, is not JSON: 400 invalid_body", async () => {
+    for (const text of ['\uFEFF\uFEFF{"name":"Rex","categoryId":3}', ' \uFEFF{"name":"Rex","categoryId":3}']) {
+      const { response, error } = await createError(text);
+      expect({ status: response.status, code: error.code }).toEqual({ status: 400, code: "invalid_body" });
+    }
+  });
+
   test("a body that is not UTF-8 answers 400", async () => {
     const app = testApp();
     const response = await call(app, "/v1/pets", {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import type { ProcessIdentity } from "../adapters/json-file-store/_process-identity.ts";
 import { identityOf, ownIdentity } from "../adapters/json-file-store/_process-identity.ts";
@@ -132,6 +132,24 @@ describe("data-file lock: takeover", () => {
     deno: ["node_modules/.bin/deno", "run", "--no-prompt", "--allow-read=data", "--allow-write=data"],
     node: ["node", "--import", "tsx"],
   };
+  test.each(Object.keys(RUNNERS) as (keyof typeof RUNNERS)[])(
+    "on %s, a takeover whose fresh copy of the data file does not fit on the disk removes the partial copy and names it",
+    async (runtime) => {
+      const path = tempDataFile();
+      const content = HEADER + `{"id":1,"name":"${"x".repeat(200_000)}","categoryId":1}\n`;
+      writeFileSync(path, content);
+      writeLock(path, { pid: 999_999_999 }, 60);
+      // A 64 KiB cap on the files the process writes stands in for a full disk (see server-process.ts).
+      const capped = ["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$@"', "bash", ...RUNNERS[runtime], "test/fixtures/open-store.ts", path];
+      const output = await new Response(Bun.spawn(capped, { stdout: "pipe", stderr: "inherit" }).stdout).text();
+      expect(output).toStartWith(`lost: Cannot open ${path}: taking its lock over needs a fresh copy of it, ${path}.new, which could not be written (`);
+      expect(output).toEndWith("); the partial copy was removed\n");
+      expect(existsSync(`${path}.new`)).toBe(false);
+      expect(readFileSync(path, "utf8")).toBe(content);
+    },
+    10_000,
+  );
+
   test.each(Object.keys(RUNNERS) as (keyof typeof RUNNERS)[])(
     "on %s, a lock naming the server's own pid from an earlier life (a container's pid 1) is taken over at once",
     async (runtime) => {

@@ -163,6 +163,63 @@ export function hardeningSuite(runtime: Runtime): void {
       }, 20_000);
     });
 
+    test("a body led by a UTF-8 byte order mark creates the pet, and a #fragment in the request target is ignored (docs/decisions.md)", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      try {
+        const body = '\uFEFF{"name":"Bom","categoryId":1}';
+        const created = await rawExchange(server.url, [`POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`, Buffer.from(body)]);
+        expect({ status: created.status, pet: JSON.parse(created.body) as unknown }).toEqual({ status: 201, pet: { id: 1, name: "Bom", categoryId: 1 } });
+        const answers = [];
+        for (const target of ["/v1/pets/1#x", "/v1/pets?limit=101#x", "/v1/pets/#1"]) {
+          const result = await rawExchange(server.url, [`GET ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`]);
+          answers.push(result.status);
+        }
+        expect(answers).toEqual([200, 400, 404]);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    });
+
+    // Deno.serve has no idle timeout, so it has nothing to announce.
+    if (runtime !== "deno-serve") {
+      test("answers on a connection kept open carry Keep-Alive: timeout=<IDLE_TIMEOUT>; an answer that closes its connection does not", async () => {
+        const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, IDLE_TIMEOUT: "2" });
+        try {
+          const request = (extra: string) => `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n${extra}\r\n`;
+          const kept = await rawExchange(server.url, [request("")], { timeoutMs: 500 });
+          const closed = await rawExchange(server.url, [request("Connection: close\r\n")], { timeoutMs: 500 });
+          expect(kept.text).toMatch(/\r\nkeep-alive: timeout=2\r\n/i);
+          expect(closed.text).not.toMatch(/\r\nkeep-alive:/i);
+        } finally {
+          await server.stop("SIGKILL");
+        }
+      });
+
+      // Reported on Bun alone (Node's and Deno's node:http servers sent the field already).
+      if (runtime === "bun") {
+        test("a Node client sending requests across the idle timeout on kept-alive sockets meets no socket hang up", async () => {
+          const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, IDLE_TIMEOUT: "2" });
+          try {
+            // Each request waits about the idle timeout after the last: the server is closing the socket just then.
+            const script = `
+              import http from "node:http";
+              const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+              const get = () => new Promise((resolve, reject) => http.get(process.argv[1], { agent, headers: { authorization: "Bearer ${KEY}" } }, (res) => { res.resume(); res.on("end", () => resolve(res.statusCode)); }).on("error", reject));
+              const statuses = [];
+              for (const wait of [0, 1950, 2000, 2050, 2100, 2150]) {
+                await new Promise((resume) => setTimeout(resume, wait));
+                statuses.push(await Promise.all([get(), get(), get()]).then((all) => all.join(","), (error) => error.message));
+              }
+              console.log(statuses.join(" "));`;
+            const node = Bun.spawn(["node", "--input-type=module", "-e", script, `${server.url}/pets`], { stdout: "pipe", stderr: "pipe" });
+            expect((await new Response(node.stdout).text()).trim()).toBe(Array(6).fill("200,200,200").join(" "));
+          } finally {
+            await server.stop("SIGKILL");
+          }
+        }, 30_000);
+      }
+    }
+
     test(`a chunked body that never ends is answered 413 and ${READS_ON_AFTER_413.has(runtime) ? "read on by the server (docs/decisions.md)" : "its connection closed"}`, async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
       try {

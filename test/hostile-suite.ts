@@ -136,6 +136,27 @@ export function hostileSuite(runtime: Runtime): void {
       expect(await list()).toBe(before);
     });
 
+    // node:http's parser refuses these before the service runs; the answer is written by `_node/client-error.ts`.
+    if (!["bun", "deno-serve"].includes(runtime)) {
+      test.each([["30 KB of headers", get("/v1/pets", `X-Big: ${"a".repeat(30_000)}\r\n`)], ["a lowercase method", [`get /v1/pets HTTP/1.1\r\nHost: x\r\n\r\n`]]] as const)(
+        "a request the server refuses before the service runs (%s) is answered with one Content-Length",
+        async (_, chunks) => {
+          const result = await rawExchange(server.url, chunks, { timeoutMs: 2000 });
+          const head = result.text.slice(0, result.text.indexOf("\r\n\r\n"));
+          expect({ status: result.status, lengths: head.match(/^content-length:/gim)?.length }).toEqual({ status: expect.any(Number), lengths: 1 });
+        },
+      );
+
+      test("Node's fetch reads the error object of a request refused for its 30 KB of headers", async () => {
+        const script = `const r = await fetch(process.argv[1], { headers: { "x-big": "a".repeat(30000) } }); console.log(r.status, await r.text());`;
+        const node = Bun.spawn(["node", "--input-type=module", "-e", script, `${server.url}/pets`], { stdout: "pipe", stderr: "pipe" });
+        const [out, err] = [await new Response(node.stdout).text(), await new Response(node.stderr).text()];
+        expect(err).toBe("");
+        const [status, ...body] = out.trim().split(" ");
+        expect({ status, body: JSON.parse(body.join(" ")) as unknown }).toEqual({ status: "431", body: { code: "headers_too_large", message: expect.any(String), status: 431 } });
+      });
+    }
+
     test("pipelined requests on one connection are answered in order", async () => {
       const request = (limit: number) => `GET /v1/pets?limit=${limit} HTTP/1.1\r\nHost: x\r\n${AUTH_LINE}\r\n`;
       const result = await rawExchange(server.url, [request(1) + request(0) + request(2)], { timeoutMs: 1500 });

@@ -4,7 +4,9 @@
  * shutdown. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync, unlinkSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import type { Socket } from "node:net";
 import type { Runtime } from "./server-process.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
@@ -28,6 +30,19 @@ function openExchange(base: string, text: string): { send(more: string): void; r
   void answer.then(() => socket.destroy());
   return { send: (more) => void socket.write(more), answer };
 }
+
+/** Opens a connection to a URL's host and port and sends `text` on it, leaving it open. */
+async function holdOpen(base: string, text: string): Promise<Socket> {
+  const url = new URL(base);
+  const socket = connect(Number(url.port), url.hostname);
+  socket.on("error", () => {});
+  await new Promise((resolve) => socket.on("connect", resolve));
+  socket.write(text);
+  return socket;
+}
+
+/** How long a stop that has nothing left to wait for may take, far under the 10 s grace. */
+const PROMPT_STOP_MS = 5000;
 
 /** Registers the run-contract tests for one runtime. */
 export function lifecycleSuite(runtime: Runtime): void {
@@ -86,6 +101,53 @@ export function lifecycleSuite(runtime: Runtime): void {
       expect(await next.answer).toStartWith("HTTP/1.1 503");
       expect(await exited).toBe(0);
     }, 20_000);
+
+    test("SIGTERM with connections holding half-sent requests on the API and metrics ports: stopped, exit 0 at once, the data file's lock released", async () => {
+      const dataFile = tempDataFile();
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k", METRICS_PORT: "0" });
+      const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
+      const held = [
+        ...(await Promise.all(Array.from({ length: 20 }, () => holdOpen(server.url, "GET /v1/pe")))),
+        await holdOpen(metricsUrl, "GET /metr"),
+      ];
+      await Bun.sleep(300);
+      const started = Date.now();
+      const code = await server.stop("SIGTERM");
+      for (const socket of held) socket.destroy();
+      expect({ code, stopped: server.output().includes("stopped") }).toEqual({ code: 0, stopped: true });
+      expect(Date.now() - started).toBeLessThan(PROMPT_STOP_MS);
+      expect(existsSync(`${dataFile}.lock`)).toBe(false);
+    }, 20_000);
+
+    test("SIGTERM while a create's body has stalled: the create is cut, nothing is stored, stopped, exit 0 before the grace, the lock released", async () => {
+      const dataFile = tempDataFile();
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k" });
+      const stalled = openExchange(server.url, "POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + '{"name":"S');
+      await Bun.sleep(300);
+      const started = Date.now();
+      const code = await server.stop("SIGTERM");
+      expect({ code, stopped: server.output().includes("stopped") }).toEqual({ code: 0, stopped: true });
+      expect(Date.now() - started).toBeLessThan(PROMPT_STOP_MS + 1000);
+      expect(await stalled.answer).not.toStartWith("HTTP/1.1 201");
+      expect(existsSync(`${dataFile}.lock`)).toBe(false);
+      expect(await Bun.file(dataFile).text()).not.toContain('"S');
+    }, 20_000);
+
+    test("SIGTERM while a create waits on a disk that does not answer: after the 10 s grace the store is still flushed and closed, its lock released, exit 1", async () => {
+      const dataFile = tempDataFile();
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k" }, { preload: "./test/fixtures/hold-write.ts" });
+      writeFileSync(`${dataFile}.hold`, "");
+      const create = fetch(`${server.url}/pets`, { method: "POST", headers: { authorization: "Bearer k", "content-type": "application/json" }, body: '{"name":"Held","categoryId":1}' }).catch(() => undefined);
+      while (!server.output().includes("holding a write")) await Bun.sleep(20);
+      const exited = server.stop("SIGTERM");
+      while (!server.output().includes("did not finish in time")) await Bun.sleep(20);
+      unlinkSync(`${dataFile}.hold`);
+      expect(await exited).toBe(1);
+      await create;
+      expect(server.output()).toMatch(/closed .*pets\.json: 1 pets/);
+      expect(server.output()).not.toContain("stopped");
+      expect(existsSync(`${dataFile}.lock`)).toBe(false);
+    }, 30_000);
 
     test("with LOG_FORMAT=json every line on stdout is a JSON object: the access log and the server's own lines, from start to stop", async () => {
       const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "", LOG_FORMAT: "json" });

@@ -21,6 +21,12 @@ function valueOf(text: string, series: string): number | undefined {
 }
 
 describe("metrics", () => {
+  test("the measured store keeps every method of the store it wraps, measured or not", async () => {
+    const store = { ...createMemoryStore(), forget: (id: number) => Promise.resolve(`forgot ${id}`) };
+    const observed = createMetrics({ basePath: "/v1" }).observeStore(store) as typeof store;
+    expect(await observed.forget(7)).toBe("forgot 7");
+  });
+
   test("requests are counted by route template, method and status, never by the path sent", async () => {
     const { app, metrics } = measuredApp();
     await call(app, "/v1/pets", { headers: AUTH });

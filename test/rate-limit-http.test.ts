@@ -92,7 +92,45 @@ function rateLimitSuite(runtime: Runtime): void {
   });
 }
 
+/** The server's resident memory, from its metrics listener. */
+async function residentBytes(metricsUrl: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  return Number(/^process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]);
+}
+
+/** Sends `count` requests without a key, `headers(i)` on each, eight at a time. */
+async function flood(base: string, count: number, headers: (i: number) => Record<string, string>): Promise<Set<number>> {
+  const statuses = new Set<number>();
+  for (let i = 0; i < count; i += 8) {
+    const batch = Array.from({ length: 8 }, (_, j) => fetch(`${base}/pets`, { headers: headers(i + j) }).then(async (response) => (await response.arrayBuffer(), response.status)));
+    for (const status of await Promise.all(batch)) statuses.add(status);
+  }
+  return statuses;
+}
+
+function forwardedSuite(runtime: Runtime): void {
+  test(`on ${runtime} behind TRUST_PROXY, 2,000 forwarded values of 8 KB that are not addresses count as one client and keep no memory; another spelling of a refused address is refused`, async () => {
+    const server = await startServer(runtime, { STORE: "memory", API_KEYS: "key-a", RATE_LIMIT: "1/h", TRUST_PROXY: "true", METRICS_PORT: "0", LOG: "off" });
+    try {
+      const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
+      const tail = "x".repeat(8192);
+      // The same 8 KB arrive in a header nobody keeps first, so what the runtime holds anyway is counted out.
+      await flood(server.url, 2000, (i) => ({ "x-forwarded-for": `198.51.100.${i % 250}`, "x-padding": `${i}-${tail}` }));
+      const before = await residentBytes(metricsUrl);
+      const statuses = await flood(server.url, 2000, (i) => ({ "x-forwarded-for": `${i}-${tail}` }));
+      const grown = (await residentBytes(metricsUrl)) - before;
+      expect(grown).toBeLessThan(8 * 1024 * 1024);
+      expect(statuses).toEqual(new Set([401, 429]));
+      const status = async (forwarded: string) => (await fetch(`${server.url}/pets`, { headers: { "x-forwarded-for": forwarded } })).status;
+      expect([await status("192.0.2.1"), await status("::ffff:c000:201"), await status("2001:db8:1:2::1"), await status("2001:db8:1:2::1.2.3.4")]).toEqual([401, 429, 401, 429]);
+    } finally {
+      await server.stop("SIGKILL");
+    }
+  }, 60_000);
+}
+
 for (const runtime of RUNTIMES) rateLimitSuite(runtime);
+for (const runtime of RUNTIMES) forwardedSuite(runtime);
 
 describe("without RATE_LIMIT", () => {
   test("no answer carries RateLimit fields and none is refused with 429", async () => {

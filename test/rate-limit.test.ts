@@ -137,6 +137,19 @@ describe("rate limits", () => {
     expect(await viaProxy({ forwarded: "for=2001:db8:0:0:9::1" })).toBe(429);
   });
 
+  test("behind a trusted proxy every spelling of one address counts as it, and what is not an address as one unknown client", async () => {
+    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: true });
+    const viaProxy = (forwarded: string) => send(app, "/v1/pets", { "x-forwarded-for": forwarded }, from("10.0.0.1")).then((response) => response.status);
+    expect(await viaProxy("192.0.2.1")).toBe(401);
+    for (const spelling of ["::ffff:c000:201", "0:0:0:0:0:ffff:192.0.2.1", "[::FFFF:192.0.2.1]:4711"]) expect(await viaProxy(spelling)).toBe(429);
+    expect(await viaProxy("2001:db8:1:2::1")).toBe(401);
+    for (const spelling of ["2001:db8:1:2::1.2.3.4", "2001:db8:1:2:0:0:9.9.9.9", "2001:DB8:1:2:0:0:0:ffff"]) expect(await viaProxy(spelling)).toBe(429);
+    expect(await viaProxy("192.000.002.001")).toBe(401);
+    for (const unknown of ["3221225985", "192.0.2.1.", "2001:db8:1:2::1%eth0", "2001:db8:1:2::1%25eth0", "2001:db8:1:2::1.", `1-${"x".repeat(8192)}`]) {
+      expect(await viaProxy(unknown)).toBe(429);
+    }
+  });
+
   test("memory is bounded: past maxAddresses, new addresses share one count until old ones are full again", async () => {
     const app = limitedApp({ requests: 1, seconds: 3600, burst: 1, maxAddresses: 2 });
     expect(await statuses(app, 1, {}, from("192.0.2.1"))).toEqual([401]);

@@ -15,6 +15,16 @@ describe("routing", () => {
     },
   );
 
+  test.each([["/v1/pets#frag", 200], ["/v1/pets?limit=101#x", 400], ["/v1/pets/1#x", 200], ["/v1/pets/#1", 404]])(
+    "a #fragment in the request target is ignored, as a URL parser does (docs/decisions.md): %s answers %d",
+    async (path, status) => {
+      const app = testApp();
+      await createPets(app, [{ name: "Rex", categoryId: 1 }]);
+      const response = await app.fetch(new Request(`http://pets.test${path}`, { headers: AUTH }));
+      expect(response.status).toBe(status);
+    },
+  );
+
   test("a path outside the base path answers 404 without asking for a key", async () => {
     const response = await call(testApp(), "/pets");
     expect(response.status).toBe(404);

@@ -53,7 +53,8 @@ export function answerClientError(error: ClientError, socket: Duplex): void {
   const response = errorResponse(code, `Cannot read the request: ${reason}`, { connection: "close" });
   void response.text().then((body) => {
     const head = [`HTTP/1.1 ${response.status} ${STATUS_TEXT[response.status]}`, `content-length: ${Buffer.byteLength(body)}`];
-    response.headers.forEach((value, name) => head.push(`${name}: ${value}`));
+    // The error object's own Content-Length is the one written above: two would make clients refuse the answer.
+    response.headers.forEach((value, name) => name === "content-length" || head.push(`${name}: ${value}`));
     // Closed once written, whether or not the client closes its side.
     socket.end(`${head.join("\r\n")}\r\n\r\n${body}`, () => socket.destroy());
   });

@@ -13,7 +13,7 @@
  * write acknowledged before the takeover is in the copy.
  */
 import type { FileHandle } from "node:fs/promises";
-import { chmod, open, rename } from "node:fs/promises";
+import { chmod, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import { copyDurably, syncFolder } from "./_durable-write.ts";
 import { errorCode } from "./_file-lock.ts";
@@ -32,6 +32,11 @@ export async function fenceOff(path: string): Promise<void> {
     const { size, mode } = await source.stat();
     await copyDurably(source, size, copy);
     await chmod(copy, mode & 0o7777);
+  } catch (error) {
+    // A partial copy left behind would keep the disk full that stopped it.
+    await rm(copy, { force: true }).catch(() => {});
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`Cannot open ${path}: taking its lock over needs a fresh copy of it, ${copy}, which could not be written (${reason}); the partial copy was removed`);
   } finally {
     await source.close();
   }

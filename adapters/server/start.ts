@@ -40,6 +40,9 @@ export interface RuntimeOptions {
 /** How long shutdown waits for in-flight requests before exiting anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** How long, past the grace, closing the store may take before the process exits anyway. */
+const LATE_STORE_CLOSE_MS = 3000;
+
 /** Which `serve` a runtime uses with the given settings. */
 export type ChooseServe = (config: Config) => Serve;
 
@@ -69,17 +72,27 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
   notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
+  // Closed once, by whichever of the stop and its grace gets there first.
+  let storeClosing: Promise<void> | undefined;
+  const closeStore = () => (storeClosing ??= store.close());
+  let late = false;
+  // Past the grace the store is still flushed and closed (its lock released, a pool closed), for a while.
+  const exitLate = async () => {
+    late = true;
+    notices.error("animal-store: in-flight requests did not finish in time; exiting");
+    log?.flush();
+    const closing = closeStore().catch((error: unknown) => notices.error(`animal-store: the store did not close: ${error instanceof Error ? error.message : String(error)}`));
+    await Promise.race([closing, new Promise((wait) => setTimeout(wait, LATE_STORE_CLOSE_MS))]);
+    process.exit(1);
+  };
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    setTimeout(() => {
-      notices.error("animal-store: in-flight requests did not finish in time; exiting");
-      log?.flush();
-      process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    setTimeout(exitLate, SHUTDOWN_GRACE_MS);
     await server.close();
     await metricsServer?.close();
-    await store.close();
+    await closeStore();
+    if (late) return;
     log?.flush();
     notices.info("stopped");
     process.exit(0);

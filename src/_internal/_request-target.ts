@@ -22,7 +22,8 @@ const NEEDS_NORMALISING = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]|\/\.\.?(?:\/|$)|%2e/
 
 /**
  * The parts of an absolute `http(s)://` URL, or of a path-only one (Bun's `request.url` for a
- * request without a valid `Host`); `undefined` for anything else.
+ * request without a valid `Host`); `undefined` for anything else. A `#fragment`, which every
+ * runtime hands over as sent, is left out, as a URL parser does (docs/decisions.md).
  */
 export function splitUrl(url: string): RequestTarget | undefined {
   const hostStart = url.startsWith("http://") ? 7 : url.startsWith("https://") ? 8 : url.startsWith("/") ? 0 : -1;

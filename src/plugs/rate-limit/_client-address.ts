@@ -5,11 +5,15 @@
  * the proxy forwarded (the first `for=` of `Forwarded`, else the first `X-Forwarded-For`), as the
  * origin is taken (`public-origin.ts`).
  *
+ * Every address is counted in its one canonical form (`_ip-address.ts`), so a client cannot get a
+ * fresh limit by spelling its address another way, and the table keeps short fresh strings only,
+ * never a part of a large header. Anything that is not an address counts as one client, `unknown`.
  * IPv6 addresses are counted by their /64 prefix: one host usually holds a whole /64, so counting
  * each address would give it 2^64 separate limits. IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`,
  * as Node reports IPv4 peers on a dual-stack socket) count as the IPv4 address.
  */
 import type { ConnectionInfo } from "../../types.ts";
+import { canonicalAddress } from "./_ip-address.ts";
 
 /** The address the server saw the request come from, when it says. */
 export function peerAddress(request: Request, connection: ConnectionInfo | undefined): string | undefined {
@@ -23,8 +27,7 @@ export function peerAddress(request: Request, connection: ConnectionInfo | undef
 /** The address to count a request under: forwarded behind a trusted proxy, else the peer's; `"unknown"` when neither is known. */
 export function clientAddress(headers: Headers, trustProxy: boolean, peer: string | undefined): string {
   const forwarded = trustProxy ? forwardedFor(headers) : undefined;
-  const address = forwarded ?? peer;
-  return address === undefined || address === "" ? "unknown" : countedAs(address);
+  return countedAs(forwarded ?? peer);
 }
 
 /** The client address a proxy forwarded: `Forwarded`'s first `for=`, else `X-Forwarded-For`'s first element. */
@@ -57,13 +60,13 @@ function withoutPort(node: string): string {
   return colon !== -1 && node.indexOf(":", colon + 1) === -1 ? node.slice(0, colon) : node;
 }
 
-/** The address as counted: IPv4 as it is, IPv6 as its /64 prefix, an IPv4-mapped address as IPv4. */
-function countedAs(address: string): string {
+/** The address as counted: IPv4 canonical, IPv6 as its /64 prefix; anything that is not an address as `unknown`. */
+function countedAs(text: string | undefined): string {
+  const address = text === undefined ? undefined : canonicalAddress(text);
+  if (address === undefined) return "unknown";
   if (!address.includes(":")) return address;
-  const lower = address.toLowerCase();
-  if (lower.startsWith("::ffff:") && lower.includes(".")) return lower.slice(7);
-  const groups = ipv6Groups(lower);
-  return groups === undefined ? lower : `${groups.slice(0, 4).join(":")}::/64`;
+  const groups = ipv6Groups(address);
+  return groups === undefined ? "unknown" : `${groups.slice(0, 4).join(":")}::/64`;
 }
 
 /** The eight groups of an IPv6 address, `::` expanded and leading zeros dropped; `undefined` if it is not one. */
