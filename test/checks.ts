@@ -1,8 +1,11 @@
 /**
  * @module
  * The runners outside `bun test` (packaging, browser, Prometheus): named checks that pass unless they
- * throw, and the closing line `<name>: N passed, M failed` that `.ci/run` adds up.
+ * throw, and the closing line `<name>: N passed, M failed` that `.ci/run` adds up; and the waits
+ * and free ports they share.
  */
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 
 /** One runner's checks and their counts. */
 export interface Checks {
@@ -42,4 +45,27 @@ export function createChecks(name: string): Checks {
       process.exitCode = failed > 0 ? 1 : 0;
     },
   };
+}
+
+/** Waits until `find` returns a value (a throw counts as not yet), at most `timeoutMs`; throws naming what was awaited. */
+export async function waitFor<T>(what: string, find: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await Promise.resolve().then(find).catch(() => undefined);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** A port free a moment ago, for a program that prints no port when told to listen on port 0. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

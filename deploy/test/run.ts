@@ -13,10 +13,9 @@
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createChecks } from "../../test/checks.ts";
+import { createChecks, freePort, waitFor } from "../../test/checks.ts";
 import { composeUp } from "./compose.ts";
 import type { Project } from "./compose.ts";
 import { imageExists, logs, podman, podmanOk, waitHealthy } from "./podman.ts";
@@ -44,28 +43,6 @@ async function timed(part: string, name: string, body: () => Promise<void> | voi
   const started = performance.now();
   await check(name, body);
   times.push(`${part} ${((performance.now() - started) / 1000).toFixed(1)} s`);
-}
-
-/** Waits until `find` returns a value, at most `timeoutMs`; throws naming what was awaited. */
-async function waitFor<T>(what: string, find: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find().catch(() => undefined);
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await Bun.sleep(250);
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 function isFree(port: number): Promise<boolean> {

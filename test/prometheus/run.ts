@@ -11,12 +11,10 @@
  * `prometheus: N passed, M failed`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { createChecks } from "../checks.ts";
+import { createChecks, freePort, waitFor } from "../checks.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const KEY = "prometheus-check-key";
@@ -43,29 +41,6 @@ function spawn(argv: string[], env: Record<string, string> = {}): Started {
   return { process: child, output: () => output };
 }
 
-/** Waits until `find` returns a value, at most `WAIT_MS`; throws naming what was awaited. */
-async function waitFor<T>(what: string, find: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await Bun.sleep(250);
-  }
-}
-
-/** A port free a moment ago: Prometheus prints no port when told to listen on port 0. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 /** One instant query through Prometheus's HTTP API: its result vector. */
 async function query(prometheus: string, promql: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {
   const response = await fetch(`${prometheus}/api/v1/query?query=${encodeURIComponent(promql)}`);
@@ -79,7 +54,7 @@ async function valuesByRoute(prometheus: string, promql: string, routes: readonl
   return await waitFor(`${promql} for ${routes.join(", ")}`, async () => {
     const values = new Map((await query(prometheus, promql)).map((sample) => [sample.metric["route"] ?? "", Number(sample.value[1])]));
     return routes.every((route) => Number.isFinite(values.get(route)) && values.get(route)! > 0) ? values : undefined;
-  });
+  }, WAIT_MS);
 }
 
 /** Keeps sending a mix of requests until `until`: creates, lists, gets, misses, unauthenticated, over the limit. */
@@ -114,7 +89,7 @@ async function main(): Promise<void> {
       PORT: "0", METRICS_PORT: "0", HOST: "127.0.0.1", STORE: "file", DATA_FILE: join(folder, "pets.json"), API_KEYS: KEY, LOG: "off", RATE_LIMIT: "100/s,burst=50",
     });
     running.push(server);
-    const base = await waitFor("the server's URL", () => /listening on (http:\/\/\S+)/.exec(server.output())?.[1]);
+    const base = await waitFor("the server's URL", () => /listening on (http:\/\/\S+)/.exec(server.output())?.[1], WAIT_MS);
     const metrics = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
     console.log(`server: ${base}, metrics: ${metrics}`);
 
@@ -147,8 +122,8 @@ async function main(): Promise<void> {
       `--web.listen-address=127.0.0.1:${port}`,
     ]));
     await check("Prometheus starts and scrapes the server: the target is up", async () => {
-      await waitFor("Prometheus to answer", () => fetch(`${prometheus}/-/ready`).then((response) => (response.ok ? true : undefined), () => undefined));
-      await waitFor("up == 1", async () => ((await query(prometheus, 'up{job="animal-store"}'))[0]?.value[1] === "1" ? true : undefined));
+      await waitFor("Prometheus to answer", () => fetch(`${prometheus}/-/ready`).then((response) => (response.ok ? true : undefined), () => undefined), WAIT_MS);
+      await waitFor("up == 1", async () => ((await query(prometheus, 'up{job="animal-store"}'))[0]?.value[1] === "1" ? true : undefined), WAIT_MS);
     });
 
     const sent = await sendTraffic(base, Date.now() + 6000);
@@ -167,11 +142,11 @@ async function main(): Promise<void> {
       console.log(`  p99 seconds by route: ${[...quantiles].map(([route, value]) => `${route} ${value.toFixed(4)}`).join(", ")}`);
     });
     await check("the rate of 429 answers and the file store's fsync latency are there to graph", async () => {
-      await waitFor("429s", async () => ((await query(prometheus, 'sum(rate(animal_store_http_requests_total{status="429"}[10s])) > 0')).length > 0 ? true : undefined));
+      await waitFor("429s", async () => ((await query(prometheus, 'sum(rate(animal_store_http_requests_total{status="429"}[10s])) > 0')).length > 0 ? true : undefined), WAIT_MS);
       await waitFor("fsync p50", async () => {
         const [sample] = await query(prometheus, "histogram_quantile(0.5, rate(animal_store_file_fsync_duration_seconds_bucket[10s]))");
         return sample !== undefined && Number.isFinite(Number(sample.value[1])) ? true : undefined;
-      });
+      }, WAIT_MS);
     });
   } finally {
     for (const started of running.reverse()) {
