@@ -17,7 +17,7 @@ const SEND_POLL_MS = 20;
 /**
  * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for
  * that long once it has sent a request (an idle keep-alive, a stalled body), so it is set from the
- * idle timeout. Before a connection's first request Bun keeps its own fixed 10 s (README).
+ * idle timeout. Before a connection's first request Bun keeps its own fixed 10 s (docs/running.md).
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;

@@ -33,7 +33,7 @@ const RELISTEN_DELAY_MS = 200;
  * the process. So the rejection is handled and the server listens again on the same port a moment
  * later: meanwhile new connections are refused, the open ones are served.
  *
- * `Deno.serve` has no header or idle timeout in 2.9 (see the README), which is why the standalone server
+ * `Deno.serve` has no header or idle timeout in 2.9 (docs/running.md), which is why the standalone server
  * serves with `serveNode` on Deno unless told otherwise; the body timeout is kept here.
  */
 export const serveDeno: Serve = (app, options) =>

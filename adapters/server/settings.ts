@@ -2,7 +2,7 @@
  * @module
  * Every setting of the standalone server in one table: its environment variable, the flag that
  * mirrors it, its default and one line saying what it does. `readConfig` takes its flags and defaults
- * from here, `--help` prints it, and a test holds the README's configuration table to it.
+ * from here, `--help` prints it, and a test holds docs/running.md's configuration table to it.
  */
 import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
 
@@ -14,7 +14,7 @@ export interface Setting {
   readonly summary: string;
 }
 
-/** The standalone server's settings, in the order the README's table lists them. */
+/** The standalone server's settings, in the order docs/running.md's table lists them. */
 export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "PORT", flag: "--port", default: "8080", summary: "Port to listen on; 0 picks any free port" },
   { variable: "HOST", flag: "--host", default: "127.0.0.1", summary: "Address to listen on (0.0.0.0 for every interface)" },

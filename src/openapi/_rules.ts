@@ -3,7 +3,7 @@
  * Private to the OpenAPI document: the `x-request-rules` extension, the service's rules about
  * requests that OpenAPI 3.1 cannot state in schemas, each with the answer it gets and why the
  * document cannot say it. `conformance/request-check/` finds exactly these classes where a tool
- * reading the schemas alone and the service disagree; the README's "Conformance" section lists them.
+ * reading the schemas alone and the service disagree; docs/conformance.md lists them.
  */
 import type { Json } from "../types.ts";
 import { INTEGER_SPELLING } from "./_components.ts";

@@ -1,8 +1,8 @@
 /**
  * @module
  * The OpenAPI 3.1 document of the interface: the single source for generated clients, gateways and
- * portals, served at `{basePath}/openapi.json`. Every decision the interface leaves open (see the
- * README's table) is written here too, as schemas wherever JSON Schema can say it; the few rules it
+ * portals, served at `{basePath}/openapi.json`. Every decision the interface leaves open (see
+ * docs/decisions.md) is written here too, as schemas wherever JSON Schema can say it; the few rules it
  * cannot are in the `x-request-rules` extension (`_rules.ts`). `test/openapi.test.ts`
  * checks the document against the code, and `conformance/` holds the service to it.
  */
@@ -141,7 +141,7 @@ const createPet: JsonObject = {
     ),
     "401": ref("responses", "Unauthorized"),
     "408": errorAnswer(
-      "Only when the standalone server runs with DENO_SERVER set (see the README): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
+      "Only when the standalone server runs with DENO_SERVER set (see the project's docs/running.md): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
       { request_timeout: "Cannot POST /v1/pets: the body did not arrive within 30 s" },
     ),
     "409": errorAnswer(
