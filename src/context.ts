@@ -14,7 +14,7 @@ import type { PetStore } from "./store.ts";
 import { ifNoneMatchHits, notModified } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
 import { joinHeaders } from "./_internal/_header-records.ts";
-import { jsonResponse } from "./_internal/json-response.ts";
+import { jsonResponse } from "./_internal/_json-response.ts";
 
 /** What the app knows of a request before its handler runs. */
 export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {

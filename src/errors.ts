@@ -3,7 +3,7 @@
  * The closed set of error codes, the one function that renders the interface's error object, and
  * the one answer to an unexpected error, which every adapter reuses.
  */
-import { jsonResponse } from "./_internal/json-response.ts";
+import { jsonResponse } from "./_internal/_json-response.ts";
 
 /** Every error code this service answers with, and the HTTP status each one carries. */
 export const ERROR_STATUS = {

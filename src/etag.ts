@@ -4,7 +4,7 @@
  * names its strong entity tag in `If-None-Match` and gets 304 with no body (`Context.unchanging`).
  * A tag is a hash of the answer's JSON text (`_internal/_entity-tag.ts`).
  */
-import { utf8Length } from "./_internal/json-response.ts";
+import { utf8Length } from "./_internal/_json-response.ts";
 
 /**
  * Whether an `If-None-Match` value names `tag` (weak comparison, as RFC 9110 §13.1.2 asks for this

@@ -17,7 +17,7 @@ export type { AppOptions } from "./app.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
 export { ERROR_STATUS, errorResponse } from "./errors.ts";
-export { jsonResponse } from "./_internal/json-response.ts";
+export { jsonResponse } from "./_internal/_json-response.ts";
 export type { MemoryStoreOptions } from "./memory-store.ts";
 export { createMemoryStore } from "./memory-store.ts";
 export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi/mod.ts";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { Route } from "../src/routes.ts";
 import { createAppWithRoutes } from "../src/app.ts";
-import { utf8Length } from "../src/_internal/json-response.ts";
+import { utf8Length } from "../src/_internal/_json-response.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { ROUTES } from "../src/routes.ts";
 import { AUTH, call, KEY } from "./helpers.ts";

@@ -15,7 +15,7 @@
  */
 import type { Pet } from "../pet.ts";
 import { entityTag } from "./_entity-tag.ts";
-import { utf8Length } from "./json-response.ts";
+import { utf8Length } from "./_json-response.ts";
 
 /** The JSON texts of pets, remembered per app. */
 export interface PetTexts {
