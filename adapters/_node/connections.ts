@@ -6,39 +6,44 @@
  * header timeout. Here a connection is answering from its request's headers to the end of its
  * answer, which is what a graceful stop must wait for, and nothing else.
  */
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
+import type { Server as HttpServer } from "node:http";
 import type { Socket } from "node:net";
 
-/** What a stop may close. */
+/** What a stop may close, and how the server says which connections are answering. */
 export interface Connections {
+  /** Marks `socket` as answering until `answered` settles (the answer handed to Node). */
+  answering(socket: Socket, answered: Promise<void>): void;
   /** Closes every connection no request is being answered on, and each of the others once its answer is sent. */
   closeUnanswering(): void;
   /** Closes every connection, answered or not (for requests still in flight at the stop's limit). */
   closeAll(): void;
 }
 
-/** Starts telling a server's connections apart; call before it listens. */
+/**
+ * Starts telling a server's connections apart; call before it listens. A request is marked by the
+ * server's own request listener through `answering`, not by a second listener and a `close` listener
+ * per answer: those cost a Node list request about 5% (bench/RESULTS.md, issue 35).
+ */
 export function trackConnections(server: HttpServer): Connections {
   const open = new Set<Socket>();
-  const answering = new Set<Socket>();
+  const busy = new Set<Socket>();
   let stopping = false;
   server.on("connection", (socket: Socket) => {
     open.add(socket);
-    socket.once("close", () => (open.delete(socket), answering.delete(socket)));
-  });
-  server.on("request", (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const socket = incoming.socket;
-    answering.add(socket);
-    outgoing.once("close", () => {
-      answering.delete(socket);
-      // An answer begun before the stop carries no `Connection: close`: Node would keep its connection.
-      if (stopping) socket.end();
-    });
+    socket.once("close", () => (open.delete(socket), busy.delete(socket)));
   });
   return {
+    answering: (socket, answered) => {
+      busy.add(socket);
+      void answered.finally(() => {
+        busy.delete(socket);
+        // An answer begun before the stop carries no `Connection: close`: Node would keep its connection.
+        if (stopping) socket.end();
+      });
+    },
     closeUnanswering: () => {
       stopping = true;
-      for (const socket of open) if (!answering.has(socket)) socket.destroy();
+      for (const socket of open) if (!busy.has(socket)) socket.destroy();
     },
     closeAll: () => {
       stopping = true;
