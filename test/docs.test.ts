@@ -42,7 +42,7 @@ describe("the README is a front door", () => {
     expect(doors.every((at) => at > 0)).toBe(true);
     expect([...doors].sort((a, b) => a - b)).toEqual(doors);
     const [run, embed, learn] = [FIRST_40.slice(doors[0], doors[1]), FIRST_40.slice(doors[1], doors[2]), FIRST_40.slice(doors[2])];
-    for (const command of ["npm install && npm start", "npm run start:deno", "npm run start:node", "npm test", "listening on http://127.0.0.1:8080/v1"]) {
+    for (const command of ["npm install && npm start", "npm run start:deno", "npm run start:node", "npm install && npm test", "listening on http://127.0.0.1:8080/v1"]) {
       expect({ command, shown: run.includes(command) }).toEqual({ command, shown: true });
     }
     expect(embed).toContain("<!-- example: packaging/consumer/embed.ts -->");
