@@ -10,10 +10,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHmac, randomBytes } from "node:crypto";
-import { link, readFile, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
-import { errorCode } from "./_file-lock.ts";
+import { readSecret, writeSecretOnce } from "./_durable-write.ts";
 
 /** Turns a client digest into what the data file keeps of it. */
 export type ClientMac = (client: string) => string;
@@ -45,27 +42,6 @@ export async function openClientSecret(path: string): Promise<ClientSecret> {
   return {
     mac: (client) => createHmac("sha256", secret).update(client).digest("base64url"),
     created: found === undefined,
-    keep: () => found === undefined ? createSecret(secretPath, text) : Promise.resolve(),
+    keep: () => found === undefined ? writeSecretOnce(secretPath, text) : Promise.resolve(),
   };
-}
-
-async function readSecret(secretPath: string): Promise<string | undefined> {
-  try {
-    return (await readFile(secretPath, "utf8")).trim();
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-/** Writes a secret in one step (a temp file linked into place, so no reader sees half of it), durably. */
-async function createSecret(secretPath: string, text: string): Promise<void> {
-  const temp = `${secretPath}.${crypto.randomUUID()}.tmp`;
-  await writeDurably(temp, new TextEncoder().encode(`${text}\n`), 0o600);
-  try {
-    await link(temp, secretPath);
-  } finally {
-    await unlink(temp);
-  }
-  await syncFolder(dirname(secretPath));
 }

@@ -5,10 +5,10 @@
  * every curl command and the reference page were given. With `STORE=memory` nothing is kept, the
  * key no more than the pets.
  */
-import { link, mkdir, readFile, unlink } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isBearerToken } from "../../src/auth.ts";
-import { syncFolder, writeDurably } from "../json-file-store/_durable-write.ts";
+import { readSecret, writeSecretOnce } from "../json-file-store/_durable-write.ts";
 import { errorCode } from "../json-file-store/_file-lock.ts";
 
 /** The file in the data folder that keeps the generated key. */
@@ -30,7 +30,7 @@ export async function keepApiKey(folder: string, generated: string): Promise<Gen
   const path = join(folder, API_KEY_FILE);
   let found: string | undefined;
   try {
-    found = await readKey(path);
+    found = await readSecret(path);
     if (found === undefined && await createKeyFile(path, generated)) return { key: generated, path, reused: false };
   } catch (error) {
     const reason = errorCode(error) ?? (error instanceof Error ? error.message : String(error));
@@ -44,20 +44,14 @@ export async function keepApiKey(folder: string, generated: string): Promise<Gen
 
 /** Writes the key file; false when another server starting at the same moment wrote it first. */
 async function createKeyFile(path: string, key: string): Promise<boolean> {
-  const folder = dirname(path);
-  await mkdir(folder, { recursive: true });
-  const temp = `${path}.${crypto.randomUUID()}.tmp`;
-  await writeDurably(temp, new TextEncoder().encode(`${key}\n`), 0o600);
+  await mkdir(dirname(path), { recursive: true });
   try {
-    await link(temp, path);
+    await writeSecretOnce(path, key);
+    return true;
   } catch (error) {
     if (errorCode(error) === "EEXIST") return false;
     throw error;
-  } finally {
-    await unlink(temp);
   }
-  await syncFolder(folder);
-  return true;
 }
 
 /** The line the server prints about a generated key: the key, and whether and where it is kept. */
@@ -65,13 +59,4 @@ export function keyNotice(generated: GeneratedKey): string {
   if (generated.path === undefined) return `API_KEYS is not set; generated API key: ${generated.key} (not kept: STORE=memory)`;
   if (generated.reused) return `API_KEYS is not set; using the API key kept in ${generated.path}: ${generated.key}`;
   return `API_KEYS is not set; generated API key: ${generated.key} (kept in ${generated.path} for later starts)`;
-}
-
-async function readKey(path: string): Promise<string | undefined> {
-  try {
-    return (await readFile(path, "utf8")).trim();
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
 }
