@@ -3,7 +3,8 @@
  * The Animal Store service: a web-standard core that turns a `Request` into a `Response`. This is
  * the public surface (build, serve, store, plug in); modules whose names start with `_` are private.
  * Optional features are plugs, each in its own entry: `animal-store/cors`, `animal-store/rate-limit`,
- * `animal-store/reference-page`, `animal-store/health`.
+ * `animal-store/reference-page`, `animal-store/health`; features that act on the answer are wraps
+ * (`Wrap`, `setHeaders`; see `types.ts`).
  *
  * ```ts
  * import { createApp, createMemoryStore } from "./mod.ts";
@@ -25,5 +26,6 @@ export type { NewPet, Pet, PetStatus } from "./pet.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
 export type { IdempotencyKey, KeyedCreate, PageQuery, PetStore, StoreHealth } from "./store.ts";
 export { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "./store.ts";
-export type { App, ConnectionInfo, Handler, Json, Plug, PlugOutcome, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+export { setHeaders } from "./set-headers.ts";
+export type { App, ConnectionInfo, Handler, Json, Plug, PlugOutcome, PlugSetup, PlugStep, PlugSteps, Wrap } from "./types.ts";
 export type { Validation } from "./validation.ts";

@@ -1,17 +1,24 @@
 /**
  * @module
- * The types the core and its plugs share, at the bottom of the import order: the handler, the app,
- * where a request came from, a JSON value, and the plug seam. Nothing here imports a module that
- * imports it back.
+ * The types the core and its features share, at the bottom of the import order: the handler, the
+ * app, where a request came from, a JSON value, and the two seams for optional features. Nothing
+ * here imports a module that imports it back.
  *
- * A plug is an optional feature (CORS, a rate limit, the reference page, `/health`). It is made once
- * per app from what the app tells it (`PlugSetup`) and gives steps the app asks about every request
- * before routing: every plug's `outer` step in list order, then every plug's `inner` step in list
- * order. A step answers the request (the first answer ends the asking), or gives headers every
- * answer to the request carries, or does nothing. An answer carries the headers collected before it.
- * So with `[health(), rateLimit(…), cors(…)]`, `GET /health` is answered before anything is counted
- * or marked (health's outer step), a 429 carries CORS's headers (CORS's outer step came first), and
- * a CORS preflight is counted and carries the `RateLimit` fields (CORS answers it in its inner step).
+ * Which seam: a feature that decides before routing (answers the request, or gives headers every
+ * answer carries: CORS, a rate limit, the reference page, `/health`) is a `Plug`, passed to
+ * `createApp`. A feature that observes or decorates the answer (the access log, the metrics, a
+ * `Server-Timing` header) is a `Wrap`, put around the app: `wrap(createApp(…))`. A plug never sees
+ * the answer; a wrap sees every request and every answer, the plugs' and the 500 included, but
+ * does not take part in routing. A wrap puts headers on an answer with `setHeaders` alone.
+ *
+ * A plug is made once per app from what the app tells it (`PlugSetup`) and gives steps the app asks
+ * about every request before routing: every plug's `outer` step in list order, then every plug's
+ * `inner` step in list order. A step answers the request (the first answer ends the asking), or gives
+ * headers every answer to the request carries, or does nothing. An answer carries the headers
+ * collected before it. So with `[health(), rateLimit(…), cors(…)]`, `GET /health` is answered before
+ * anything is counted or marked (health's outer step), a 429 carries CORS's headers (CORS's outer
+ * step came first), and a CORS preflight is counted and carries the `RateLimit` fields (CORS answers
+ * it in its inner step).
  */
 import type { PetStore } from "./store.ts";
 
@@ -78,3 +85,10 @@ export interface PlugSteps {
 
 /** An optional feature, made once per app from what the app tells it. */
 export type Plug = (setup: PlugSetup) => PlugSteps;
+
+/**
+ * An optional feature that observes or decorates the answer: given an app, the app that answers
+ * through it. Its `fetch` calls the given app's and may read the request before and the answer
+ * after; it keeps the given app's `onError`. Headers go on the answer through `setHeaders`.
+ */
+export type Wrap = (app: App) => App;

@@ -116,15 +116,39 @@ test("a plug imports only the core's public surface (src/mod.ts, src/types.ts) a
 });
 
 // Issue 34's budget for the interface a learner reads: mechanics go to src/_internal/, not to the top.
+// An operation (the files routes.ts takes a handler from) is budgeted apart, one file each, so
+// adding one never pushes a rule out of the interface (issue 42).
 const TOP_FILES_BUDGET = 20;
 const TOP_LINES_BUDGET = 1300;
+const OPERATION_LINES_BUDGET = 150;
 
-test(`the top of src/ stays a readable interface: at most ${TOP_FILES_BUDGET} files and ${TOP_LINES_BUDGET} lines`, () => {
-  const top = readdirSync("src", { withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith(".ts"));
-  // Counted as `wc -l` counts them: one line per newline.
-  const lines = top.reduce((sum, entry) => sum + readFileSync(`src/${entry.name}`, "utf8").split("\n").length - 1, 0);
+/** The operation files: the files at the top of src/ that `routes.ts` takes a handler from. */
+function operationFiles(): string[] {
+  return [...readFileSync("src/routes.ts", "utf8").matchAll(/^import \{[^}]+\} from "\.\/([\w-]+\.ts)";$/gm)].map((match) => match[1]!);
+}
+
+/** A file's lines as `wc -l` counts them: one per newline. */
+function lineCount(file: string): number {
+  return readFileSync(file, "utf8").split("\n").length - 1;
+}
+
+test(`the top of src/ stays a readable interface: at most ${TOP_FILES_BUDGET} files and ${TOP_LINES_BUDGET} lines besides the operations`, () => {
+  const operations = operationFiles();
+  const top = readdirSync("src", { withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith(".ts") && !operations.includes(entry.name));
+  const lines = top.reduce((sum, entry) => sum + lineCount(`src/${entry.name}`), 0);
   expect(top.length).toBeLessThanOrEqual(TOP_FILES_BUDGET);
   expect(lines).toBeLessThanOrEqual(TOP_LINES_BUDGET);
+});
+
+test(`every operation is one file at the top of src/ of at most ${OPERATION_LINES_BUDGET} lines`, () => {
+  const operations = operationFiles();
+  expect(operations.length).toBeGreaterThan(0);
+  expect(operations.filter((file) => lineCount(`src/${file}`) > OPERATION_LINES_BUDGET)).toEqual([]);
+});
+
+test("only setHeaders (src/set-headers.ts) sets a header on an answer: the core copies, a wrap goes through it", () => {
+  const setting = offending("src", /\bresponse\??\.headers\.(set|append|delete)\(/).filter((where) => !where.startsWith("src/set-headers.ts:"));
+  expect(setting).toEqual([]);
 });
 
 /** The `.ts` and `.md` paths a comment names, e.g. `_fence.ts`, `../src/mod.ts`, `docs/running.md`. */

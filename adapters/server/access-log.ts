@@ -14,7 +14,8 @@
  * `_batch.ts`), the time formatted once a second.
  */
 import process from "node:process";
-import type { App, ConnectionInfo } from "../../src/mod.ts";
+import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
+import { setHeaders } from "../../src/mod.ts";
 import { rawTarget } from "../../src/_internal/_request-target.ts";
 import { createBatch } from "./_batch.ts";
 
@@ -35,8 +36,8 @@ export interface AccessLogOptions {
 
 /** One server's log. */
 export interface AccessLog {
-  /** The app with every request logged and answered with `X-Request-Id`. */
-  wrap(app: App): App;
+  /** The app with every request logged and answered with `X-Request-Id`: the log's answer seam. */
+  readonly wrap: Wrap;
   /** Logs an unexpected error with the id of the request it happened in; an `onError` for `createApp`. */
   reportError(error: unknown, request?: Request): void;
   /** Writes the request lines not yet written; call it before the process exits. */
@@ -117,10 +118,9 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
 
   /** `response` with its `X-Request-Id`, and noted for the log. */
   function noted(request: Request, response: Response, requestId: string, started: number, bytes: number): Response {
-    response.headers.set("x-request-id", requestId);
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs });
-    return response;
+    return setHeaders(response, { "x-request-id": requestId });
   }
 
   function reportError(error: unknown, request?: Request): void {

@@ -9,7 +9,7 @@
  * Counting a request is a few number updates on arrays made in advance: label values come from the
  * route table, never from the path a client sent, so the number of series is fixed.
  */
-import type { App, ConnectionInfo } from "../../src/mod.ts";
+import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import type { Histogram } from "./_metric-kinds.ts";
 import type { StoreMetrics } from "./_store-metrics.ts";
 import { errorResponse } from "../../src/errors.ts";
@@ -29,8 +29,8 @@ export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 /** One server's metrics. */
 export interface Metrics extends Omit<StoreMetrics, "text"> {
-  /** The app with every request counted by route template, method and status, and timed. */
-  wrap(app: App): App;
+  /** The app with every request counted by route template, method and status, and timed: the metrics' answer seam. */
+  readonly wrap: Wrap;
   /** Reads the number of open connections from the server, where its runtime can tell. */
   countConnections(count: () => Promise<number>): void;
   /** Every metric in the text format. */

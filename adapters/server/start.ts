@@ -6,7 +6,7 @@
  */
 import { dirname } from "node:path";
 import process from "node:process";
-import type { App, PetStore, Plug } from "../../src/mod.ts";
+import type { App, PetStore, Plug, Wrap } from "../../src/mod.ts";
 import type { GeneratedKey } from "./api-key-file.ts";
 import type { Config } from "./config.ts";
 import type { Notices } from "./notices.ts";
@@ -101,7 +101,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   process.on("SIGTERM", stop);
 }
 
-/** The API with its plugs, the access log around it unless it is off, and the metrics around both. */
+/** The API with its plugs, and its wraps around it. */
 function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined): App {
   const { publicUrl, trustProxy } = config.edge;
   const app = createApp({
@@ -112,8 +112,12 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
-  const logged = log === undefined ? app : log.wrap(app);
-  return metrics === undefined ? logged : metrics.wrap(logged);
+  return serverWraps(log, metrics).reduce((wrapped, wrap) => wrap(wrapped), app);
+}
+
+/** The server's wraps, innermost first: the access log unless it is off, then the metrics around it (a request's latency includes the log's work). */
+function serverWraps(log: AccessLog | undefined, metrics: Metrics | undefined): Wrap[] {
+  return [...(log === undefined ? [] : [log.wrap]), ...(metrics === undefined ? [] : [metrics.wrap])];
 }
 
 /** The server's plugs, in the order they are asked: `/health` before anything counts it, then the rate limit, CORS and the reference page at `/`. */

@@ -22,5 +22,9 @@ export interface CoreRequest {
 /** The request members the core may use, as `request.<member>` reads them. */
 export const REQUEST_MEMBERS: readonly string[] = ["method", "url", "headers", "headers.get", "body", "arrayBuffer"];
 
-/** The response members the core may read of an answer (its own, or one a handler returned). */
-export const RESPONSE_MEMBERS: readonly string[] = ["status", "statusText", "headers", "body", "arrayBuffer"];
+/**
+ * The response members the core may use of an answer (its own, or one a handler returned). Only
+ * `setHeaders` (`set-headers.ts`, the answer seam's) sets a header, and copies an answer whose
+ * headers are immutable.
+ */
+export const RESPONSE_MEMBERS: readonly string[] = ["status", "statusText", "headers", "headers.set", "body", "arrayBuffer"];
