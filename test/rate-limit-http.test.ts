@@ -110,7 +110,7 @@ async function flood(base: string, count: number, headers: (i: number) => Record
 
 function forwardedSuite(runtime: Runtime): void {
   test(`on ${runtime} behind TRUST_PROXY, 2,000 forwarded values of 8 KB that are not addresses count as one client and keep no memory; another spelling of a refused address is refused`, async () => {
-    const server = await startServer(runtime, { STORE: "memory", API_KEYS: "key-a", RATE_LIMIT: "1/h", TRUST_PROXY: "true", METRICS_PORT: "0", LOG: "off" });
+    const server = await startServer(runtime, { STORE: "memory", API_KEYS: "key-a", RATE_LIMIT: "1/h", TRUST_PROXY: "x-forwarded", METRICS_PORT: "0", LOG: "off" });
     try {
       const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
       const tail = "x".repeat(8192);

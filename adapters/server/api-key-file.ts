@@ -28,7 +28,7 @@ const KEEP_ATTEMPTS = 5;
 /**
  * The key kept in `folder`, or `generated`, written there first (mode 600, in one step: a temp file
  * linked into place, so a server starting at the same moment reads one whole key, and the first wins).
- * A key file that is not a regular file of its owner's alone is refused (`_secret-file.ts`).
+ * A key file that is not a regular file of its owner's alone is refused (`json-file-store/_secret-file.ts`).
  */
 export async function keepApiKey(folder: string, generated: string): Promise<GeneratedKey> {
   const path = join(folder, API_KEY_FILE);
