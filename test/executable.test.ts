@@ -184,6 +184,25 @@ describe("the executable serving", () => {
     }
   }, 70_000);
 
+  test("health asks only http(s), follows no redirect, and reads a bounded prefix of a 503 into one clean line", async () => {
+    const endless = () => new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new TextEncoder().encode("\x1b[31mdown\n".repeat(4096))) });
+    const probed = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => new URL(request.url).pathname === "/moved" ? Response.redirect("/health", 302) : new Response(endless(), { status: 503 }),
+    });
+    try {
+      expect((await run(["health", "--url", "file:///etc/hostname"])).code).toBe(2);
+      const moved = await run(["health", "--url", `http://127.0.0.1:${probed.port}/moved`]);
+      expect({ code: moved.code, stderr: moved.stderr }).toEqual({ code: 1, stderr: `animal-store: unhealthy: http://127.0.0.1:${probed.port}/moved answered 302\n` });
+      const down = await run(["health", "--url", `http://127.0.0.1:${probed.port}/health`]);
+      const shown = "\ufffd[31mdown ".repeat(20).slice(0, 200);
+      expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 1, stderr: `animal-store: unhealthy: http://127.0.0.1:${probed.port}/health answered 503: ${shown}…\n` });
+    } finally {
+      await probed.stop(true);
+    }
+  }, 30_000);
+
   test("health exits 0 against the running server, 1 once it has stopped", async () => {
     const server = await start({ STORE: "memory" });
     const url = `${new URL(server.url).origin}/health`;
