@@ -72,7 +72,7 @@ async function startServer(runtime: Runtime, dataFile: string): Promise<Started>
     API_KEYS: `${KEY},soak-check-key`,
     STORE,
     DATA_FILE: dataFile,
-    ...(RATE_LIMIT === "" ? {} : { RATE_LIMIT, TRUST_PROXY: "true" }),
+    ...(RATE_LIMIT === "" ? {} : { RATE_LIMIT, TRUST_PROXY: "x-forwarded" }),
     ...(METRICS ? { METRICS_PORT: "0" } : {}),
   } as Record<string, string>;
   const child = Bun.spawn(argv, { cwd: ROOT, env, stdout: "pipe", stderr: "inherit" });

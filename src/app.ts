@@ -12,6 +12,7 @@ import { createKeyChecker, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
+import { forwardedForReader } from "./_internal/_forwarded.ts";
 import { isHostValue } from "./_internal/_host.ts";
 import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
 import { createPetTexts } from "./_internal/_pet-texts.ts";
@@ -64,7 +65,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     basePath,
     apiKeys: options.apiKeys,
     store: options.store,
-    trustProxy: options.trustProxy ?? false,
+    forwardedFor: forwardedForReader(options.trustProxy ?? false),
     methodsAt: (path) => plugPaths.get(path) ?? routeMethodsAt(path),
     baseUrlOf: (request) => originOf(request.headers, splitUrl(request.url)?.origin ?? "") + basePath,
   };

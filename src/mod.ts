@@ -24,6 +24,7 @@ export { createMemoryStore } from "./memory-store.ts";
 export { OPENAPI_DOCUMENT, OPENAPI_JSON } from "./openapi/mod.ts";
 export type { NewPet, Pet, PetStatus } from "./pet.ts";
 export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId } from "./pet.ts";
+export type { TrustedProxyHeader } from "./_internal/_forwarded.ts";
 export type { IdempotencyKey, KeyedCreate, PageQuery, PetStore, StoreHealth } from "./store.ts";
 export { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "./store.ts";
 export { setHeaders } from "./set-headers.ts";

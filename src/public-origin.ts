@@ -3,7 +3,8 @@
  * Which origin the service writes into the absolute URLs of `Location` and `Link`: a configured
  * public URL, else what a trusted proxy forwarded, else the request's own validated `Host`.
  */
-import { forwardedOrigin } from "./_internal/_forwarded.ts";
+import type { TrustedProxyHeader } from "./_internal/_forwarded.ts";
+import { checkedTrustProxy, forwardedOrigin } from "./_internal/_forwarded.ts";
 import { isHostValue } from "./_internal/_host.ts";
 
 /** Where the service's absolute URLs point. */
@@ -15,10 +16,10 @@ export interface PublicOriginOptions {
    */
   readonly publicUrl?: string;
   /**
-   * Whether to take the scheme and host from `Forwarded`, else `X-Forwarded-Proto` and
-   * `X-Forwarded-Host`: only behind a proxy that sets them and drops what clients sent.
+   * The one header family the proxy in front sets whatever clients send, `"x-forwarded"` (`X-Forwarded-For`,
+   * `-Proto`, `-Host`) or `"forwarded"` (RFC 7239): the origin and a rate limit's client address are read from it alone.
    */
-  readonly trustProxy?: boolean;
+  readonly trustProxy?: TrustedProxyHeader | false;
 }
 
 /** Finds the origin for one request, from its headers and its URL's origin (`""` when its URL is only a path). */
@@ -30,7 +31,8 @@ export type OriginResolver = (headers: Headers, urlOrigin: string) => string;
  * written are relative references rather than anything a client made up.
  */
 export function createOriginResolver(options: PublicOriginOptions): OriginResolver {
-  const { publicUrl, trustProxy = false } = options;
+  const { publicUrl } = options;
+  const trustProxy = checkedTrustProxy(options.trustProxy);
   if (publicUrl !== undefined) {
     const problem = publicUrlProblem(publicUrl);
     if (problem !== undefined) throw new RangeError(`Cannot create app: publicUrl ${problem}, got "${publicUrl}"`);
@@ -38,7 +40,7 @@ export function createOriginResolver(options: PublicOriginOptions): OriginResolv
   }
   return (headers, urlOrigin) => {
     const scheme = urlOrigin.startsWith("https:") ? "https" : "http";
-    const forwarded = trustProxy ? forwardedOrigin(headers, scheme) : undefined;
+    const forwarded = trustProxy === false ? undefined : forwardedOrigin(headers, trustProxy, scheme);
     if (forwarded !== undefined) return forwarded;
     return isHostValue(urlOrigin.slice(scheme.length + 3)) ? urlOrigin : "";
   };

@@ -56,8 +56,8 @@ export interface PlugSetup {
   readonly apiKeys: readonly string[];
   /** Where the app keeps pets. */
   readonly store: PetStore;
-  /** Whether the app trusts what a proxy forwards (`Forwarded`, `X-Forwarded-*`). */
-  readonly trustProxy: boolean;
+  /** The client address the trusted proxy forwarded (without a port, not yet checked), or `undefined` when none is trusted or sent. */
+  forwardedFor(headers: Headers): string | undefined;
   /** The methods the app answers at a path (its routes' and its plugs'), as an `Allow` value; `undefined` where nothing answers. */
   methodsAt(path: string): string | undefined;
   /** The absolute URL of the API as a request reached it, e.g. `https://pets.example/v1`. */

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -18,6 +18,33 @@ async function run(runtime: Runtime, args: string[], env: Record<string, string>
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   return { code, stdout, stderr };
 }
+
+/** What a 503 from a broken or hostile server starts with: terminal escapes and a forged second line. */
+const HOSTILE_PREFIX = "\x1b[2J\x1b[31mstore down\r\nanimal-store: healthy\n";
+
+/**
+ * Answers a health check as servers `health` must not trust do: `/moved` redirects to `/healthy`,
+ * which answers 200; `/down` answers 503 with a body that never ends.
+ */
+const probed = Bun.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  fetch(request) {
+    const path = new URL(request.url).pathname;
+    if (path === "/healthy") return new Response("ok");
+    if (path === "/moved") return new Response(null, { status: 302, headers: { location: "/healthy" } });
+    const chunk = new TextEncoder().encode("x".repeat(65536));
+    let first = true;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(first ? new TextEncoder().encode(HOSTILE_PREFIX) : chunk);
+        first = false;
+      },
+    });
+    return new Response(endless, { status: 503 });
+  },
+});
+afterAll(() => probed.stop(true));
 
 test("the version the server reports is package.json's", () => {
   expect(VERSION).toBe(packageJson.version);
@@ -65,6 +92,34 @@ for (const runtime of ["bun", "deno", "node"] as const) {
       expect(gone.code).toBe(1);
       expect(gone.stderr).toStartWith(`animal-store: unhealthy: ${url}`);
     }, 40_000);
+
+    test("health asks only an http or https URL: data: and file: URLs exit 2 unasked", async () => {
+      for (const url of ["data:,ok", "file:///etc/hostname"]) {
+        const { code, stdout, stderr } = await run(runtime, ["health", "--url", url]);
+        expect({ url, code, stdout, stderr }).toEqual({
+          url,
+          code: 2,
+          stdout: "",
+          stderr: "animal-store: health takes only --url with an http or https URL (e.g. --url http://127.0.0.1:8080/health)\n",
+        });
+      }
+    }, 40_000);
+
+    test("health does not follow a redirect: a /health that answers 302 to a healthy server is unhealthy", async () => {
+      const url = `http://127.0.0.1:${probed.port}/moved`;
+      const { code, stdout, stderr } = await run(runtime, ["health", "--url", url]);
+      expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: "", stderr: `animal-store: unhealthy: ${url} answered 302\n` });
+    }, 25_000);
+
+    test("health reads a bounded prefix of a 503's endless body and prints one line without its escape codes", async () => {
+      const url = `http://127.0.0.1:${probed.port}/down`;
+      const started = Date.now();
+      const { code, stdout, stderr } = await run(runtime, ["health", "--url", url]);
+      // Its 5 s timeout would also end it: the answer comes from the prefix, not from giving up.
+      const shown = "\ufffd[2J\ufffd[31mstore down animal-store: healthy ".padEnd(200, "x");
+      expect({ code, stdout, stderr }).toEqual({ code: 1, stdout: "", stderr: `animal-store: unhealthy: ${url} answered 503: ${shown}…\n` });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    }, 25_000);
   });
 }
 

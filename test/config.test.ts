@@ -93,21 +93,33 @@ describe("standalone settings", () => {
   });
 
   test("PUBLIC_URL, TRUST_PROXY, the three timeouts and DENO_SERVER are read, flags winning", () => {
-    const env = { PUBLIC_URL: "https://pets.example/api", TRUST_PROXY: "true", HEADER_TIMEOUT: "3", IDLE_TIMEOUT: "9", DENO_SERVER: "node:http" };
+    const env = { PUBLIC_URL: "https://pets.example/api", TRUST_PROXY: "x-forwarded", HEADER_TIMEOUT: "3", IDLE_TIMEOUT: "9", DENO_SERVER: "node:http" };
     const result = readConfig(env, ["--body-timeout", "7", "--idle-timeout=2", "--deno-server", "Deno.serve"]);
     expect(result.ok && result.value.edge).toEqual({
       publicUrl: "https://pets.example/api",
-      trustProxy: true,
+      trustProxy: "x-forwarded",
       timeouts: { headerSeconds: 3, bodySeconds: 7, idleSeconds: 2 },
       denoServer: "Deno.serve",
     });
+  });
+
+  test("TRUST_PROXY=true is refused, naming the two header families a proxy may set", () => {
+    const result = readConfig({ TRUST_PROXY: "true" }, []);
+    expect(result.ok ? [] : result.issues).toEqual([
+      "TRUST_PROXY=true no longer says which header the proxy sets: set TRUST_PROXY=x-forwarded for a proxy that sets X-Forwarded-For (nginx as docs/operating.md shows), or TRUST_PROXY=forwarded for one that sets Forwarded",
+    ]);
+  });
+
+  test.each(["x-forwarded", "forwarded", "false"] as const)("TRUST_PROXY=%s is read as that header family", (value) => {
+    const result = readConfig({ TRUST_PROXY: value }, []);
+    expect(result.ok ? result.value.edge.trustProxy : result.issues).toBe(value === "false" ? false : value);
   });
 
   test("a bad PUBLIC_URL, TRUST_PROXY, timeout or DENO_SERVER is reported", () => {
     const result = readConfig({ PUBLIC_URL: "https://pets.example/", TRUST_PROXY: "yes", BODY_TIMEOUT: "0", DENO_SERVER: "hyper" }, []);
     const problems = result.ok ? [] : result.issues;
     expect(problems).toContain('PUBLIC_URL must not end with "/", got "https://pets.example/"');
-    expect(problems).toContain('TRUST_PROXY must be "true" or "false", got "yes"');
+    expect(problems).toContain('TRUST_PROXY must be "false", "x-forwarded" or "forwarded", got "yes"');
     expect(problems).toContain('BODY_TIMEOUT must be a whole number of seconds from 1 to 255, got "0"');
     expect(problems).toContain('DENO_SERVER must be "node:http" or "Deno.serve", got "hyper"');
   });

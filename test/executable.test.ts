@@ -4,7 +4,7 @@
  * HTTP, the reference page, and a clean stop on SIGTERM that loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import packageJson from "../package.json" with { type: "json" };
@@ -165,6 +165,43 @@ describe("the executable serving", () => {
       expect(await stop(server)).toBe(0);
     }
   }, 60_000);
+
+  test("a dangling link, a link to another file or a FIFO at the key file: exit 1 at once naming it, no key printed", async () => {
+    const kinds = { dangling: "a symbolic link", linked: "a symbolic link", fifo: "a FIFO" };
+    for (const [kind, what] of Object.entries(kinds)) {
+      const keyFile = join(folder, kind, "api-key");
+      mkdirSync(join(folder, kind));
+      writeFileSync(join(folder, kind, "other"), "someone-elses-token\n", { mode: 0o600 });
+      if (kind === "fifo") expect(Bun.spawnSync(["mkfifo", keyFile]).exitCode).toBe(0);
+      else symlinkSync(kind === "linked" ? "other" : "nowhere", keyFile);
+      const { code, stdout, stderr } = await run([], { STORE: "file", DATA_FILE: `${kind}/pets.json`, PORT: "0" });
+      expect({ kind, code, stdout, stderr }).toEqual({
+        kind,
+        code: 1,
+        stdout: "",
+        stderr: `animal-store: Cannot use ${kind}/api-key: it is ${what}, not a regular file; delete it to have a new one made, or set API_KEYS\n`,
+      });
+    }
+  }, 70_000);
+
+  test("health asks only http(s), follows no redirect, and reads a bounded prefix of a 503 into one clean line", async () => {
+    const endless = () => new ReadableStream<Uint8Array>({ pull: (controller) => controller.enqueue(new TextEncoder().encode("\x1b[31mdown\n".repeat(4096))) });
+    const probed = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      fetch: (request) => new URL(request.url).pathname === "/moved" ? Response.redirect("/health", 302) : new Response(endless(), { status: 503 }),
+    });
+    try {
+      expect((await run(["health", "--url", "file:///etc/hostname"])).code).toBe(2);
+      const moved = await run(["health", "--url", `http://127.0.0.1:${probed.port}/moved`]);
+      expect({ code: moved.code, stderr: moved.stderr }).toEqual({ code: 1, stderr: `animal-store: unhealthy: http://127.0.0.1:${probed.port}/moved answered 302\n` });
+      const down = await run(["health", "--url", `http://127.0.0.1:${probed.port}/health`]);
+      const shown = "\ufffd[31mdown ".repeat(20).slice(0, 200);
+      expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 1, stderr: `animal-store: unhealthy: http://127.0.0.1:${probed.port}/health answered 503: ${shown}…\n` });
+    } finally {
+      await probed.stop(true);
+    }
+  }, 30_000);
 
   test("health exits 0 against the running server, 1 once it has stopped", async () => {
     const server = await start({ STORE: "memory" });

@@ -255,8 +255,8 @@ export function hardeningSuite(runtime: Runtime): void {
       }
     }, 20_000);
 
-    test("with TRUST_PROXY=true, Location follows X-Forwarded-Proto and X-Forwarded-Host", async () => {
-      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, TRUST_PROXY: "true" });
+    test("with TRUST_PROXY=x-forwarded, Location follows X-Forwarded-Proto and X-Forwarded-Host", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, TRUST_PROXY: "x-forwarded" });
       try {
         const headers = { ...JSON_AUTH, "x-forwarded-proto": "https", "x-forwarded-host": "pets.example" };
         const created = await fetch(`${server.url}/pets`, { method: "POST", headers, body: '{"name":"Rex","categoryId":1}' });

@@ -137,7 +137,7 @@ describe("JSON-file store idempotency keys", () => {
 
   test("a secret file that holds no secret stops the open, naming it", async () => {
     const path = tempDataFile();
-    writeFileSync(`${path}.secret`, "not a secret\n");
+    writeFileSync(`${path}.secret`, "not a secret\n", { mode: 0o600 });
     await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot open ${path}: ${path}.secret does not hold a secret`);
   });
 

@@ -70,21 +70,39 @@ describe("Host and the public origin", () => {
     expect(response.headers.get("link")).toBe('<http://pets.test/v1/pets>; rel="successor-version"');
   });
 
-  test("with trustProxy, Forwarded gives the scheme and host", async () => {
-    const app = testApp({ trustProxy: true });
+  test("with trustProxy forwarded, Forwarded gives the scheme and host", async () => {
+    const app = testApp({ trustProxy: "forwarded" });
     const response = await fromHost(app, "10.0.0.2:8080", "/v1/pets/1", { headers: { forwarded: 'for=1.2.3.4;proto=https;host="pets.example"' } });
     expect(response.headers.get("link")).toBe('<https://pets.example/v1/pets>; rel="successor-version"');
   });
 
-  test("with trustProxy, X-Forwarded-Proto and X-Forwarded-Host are used when Forwarded is absent", async () => {
-    const app = testApp({ trustProxy: true });
+  test("with trustProxy x-forwarded, X-Forwarded-Proto and X-Forwarded-Host give the scheme and host", async () => {
+    const app = testApp({ trustProxy: "x-forwarded" });
     const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "pets.example, inner.proxy" };
     const response = await fromHost(app, "10.0.0.2:8080", "/v1/pets/1", { headers });
     expect(response.headers.get("link")).toBe('<https://pets.example/v1/pets>; rel="successor-version"');
   });
 
-  test("with trustProxy, a malformed forwarded host is not written: the request's own origin is", async () => {
-    const app = testApp({ trustProxy: true });
+  test("with trustProxy x-forwarded, a client's own Forwarded is never read", async () => {
+    const app = testApp({ trustProxy: "x-forwarded" });
+    const headers = { forwarded: 'proto=https;host="evil.example"' };
+    const response = await fromHost(app, "pets.test", "/v1/pets/1", { headers });
+    expect(response.headers.get("link")).toBe('<http://pets.test/v1/pets>; rel="successor-version"');
+  });
+
+  test("with trustProxy forwarded, a client's own X-Forwarded-Proto and X-Forwarded-Host are never read", async () => {
+    const app = testApp({ trustProxy: "forwarded" });
+    const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example" };
+    const response = await fromHost(app, "pets.test", "/v1/pets/1", { headers });
+    expect(response.headers.get("link")).toBe('<http://pets.test/v1/pets>; rel="successor-version"');
+  });
+
+  test.each([true, "yes", "X-Forwarded-For"])("trustProxy %p is refused when the app is built, naming the two header families", (trustProxy) => {
+    expect(() => testApp({ trustProxy: trustProxy as never })).toThrow('Cannot create app: trustProxy must name the one header family the proxy sets, "x-forwarded" or "forwarded", or be false, got ');
+  });
+
+  test("with trustProxy x-forwarded, a malformed forwarded host is not written: the request's own origin is", async () => {
+    const app = testApp({ trustProxy: "x-forwarded" });
     const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example>; rel=next" };
     const response = await fromHost(app, "pets.test", "/v1/pets/1", { headers });
     expect(response.headers.get("link")).toBe('<http://pets.test/v1/pets>; rel="successor-version"');

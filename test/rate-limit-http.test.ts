@@ -110,7 +110,7 @@ async function flood(base: string, count: number, headers: (i: number) => Record
 
 function forwardedSuite(runtime: Runtime): void {
   test(`on ${runtime} behind TRUST_PROXY, 2,000 forwarded values of 8 KB that are not addresses count as one client and keep no memory; another spelling of a refused address is refused`, async () => {
-    const server = await startServer(runtime, { STORE: "memory", API_KEYS: "key-a", RATE_LIMIT: "1/h", TRUST_PROXY: "true", METRICS_PORT: "0", LOG: "off" });
+    const server = await startServer(runtime, { STORE: "memory", API_KEYS: "key-a", RATE_LIMIT: "1/h", TRUST_PROXY: "x-forwarded", METRICS_PORT: "0", LOG: "off" });
     try {
       const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
       const tail = "x".repeat(8192);
@@ -119,7 +119,10 @@ function forwardedSuite(runtime: Runtime): void {
       const before = await residentBytes(metricsUrl);
       const statuses = await flood(server.url, 2000, (i) => ({ "x-forwarded-for": `${i}-${tail}` }));
       const grown = (await residentBytes(metricsUrl)) - before;
-      expect(grown).toBeLessThan(8 * 1024 * 1024);
+      // Keeping the values would hold 2,000 × 8 KB = 16 MB. Node's resident size moves in steps of about
+      // 8 MB whatever the server keeps (main measured 0.1–8.3 MB here, 1 in 6 runs near 8 MB), so the
+      // bound sits between that step and what keeping would cost.
+      expect(grown).toBeLessThan(12 * 1024 * 1024);
       expect(statuses).toEqual(new Set([401, 429]));
       const status = async (forwarded: string) => (await fetch(`${server.url}/pets`, { headers: { "x-forwarded-for": forwarded } })).status;
       expect([await status("192.0.2.1"), await status("::ffff:c000:201"), await status("2001:db8:1:2::1"), await status("2001:db8:1:2::1.2.3.4")]).toEqual([401, 429, 401, 429]);

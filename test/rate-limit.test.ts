@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import type { App, ConnectionInfo } from "../src/mod.ts";
+import type { App, ConnectionInfo, TrustedProxyHeader } from "../src/mod.ts";
 import type { RateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { createApp, createMemoryStore } from "../src/mod.ts";
@@ -10,7 +10,7 @@ const OTHER_KEY = "second-key";
 /** One request an hour after a burst of three: no request in a test is ever refilled. */
 const HOURLY: RateLimit = { requests: 1, seconds: 3600, burst: 3 };
 
-function limitedApp(limit: RateLimit, options: { trustProxy?: boolean } = {}): App {
+function limitedApp(limit: RateLimit, options: { trustProxy?: TrustedProxyHeader } = {}): App {
   return createApp({ store: createMemoryStore(), apiKeys: [KEY, OTHER_KEY], plugs: [rateLimit(limit)], ...options });
 }
 
@@ -127,18 +127,29 @@ describe("rate limits", () => {
     expect((await send(app, "/v1/pets", { "x-forwarded-for": "203.0.113.2" })).status).toBe(429);
   });
 
-  test("behind a trusted proxy the forwarded client address is counted: Forwarded for=, else X-Forwarded-For's first", async () => {
-    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: true });
+  test("with trustProxy x-forwarded, X-Forwarded-For's first element is counted and a client's own Forwarded is never read", async () => {
+    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: "x-forwarded" });
     const viaProxy = (headers: Record<string, string>) => send(app, "/v1/pets", headers, from("10.0.0.1")).then((response) => response.status);
     expect(await viaProxy({ "x-forwarded-for": "203.0.113.1, 10.0.0.1" })).toBe(401);
     expect(await viaProxy({ "x-forwarded-for": "203.0.113.2" })).toBe(401);
-    expect(await viaProxy({ forwarded: 'for="203.0.113.1:4711";proto=https, for=10.0.0.1' })).toBe(429);
+    expect(await viaProxy({ "x-forwarded-for": "203.0.113.1:4711", forwarded: "for=198.51.100.7" })).toBe(429);
+    expect(await viaProxy({ "x-forwarded-for": "203.0.113.2", forwarded: "for=198.51.100.8" })).toBe(429);
+  });
+
+  test("with trustProxy forwarded, Forwarded's first for= is counted and a client's own X-Forwarded-For is never read", async () => {
+    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: "forwarded" });
+    const viaProxy = (headers: Record<string, string>) => send(app, "/v1/pets", headers, from("10.0.0.1")).then((response) => response.status);
+    expect(await viaProxy({ forwarded: 'for="203.0.113.1:4711";proto=https, for=10.0.0.1' })).toBe(401);
+    expect(await viaProxy({ forwarded: "for=203.0.113.1", "x-forwarded-for": "198.51.100.7" })).toBe(429);
     expect(await viaProxy({ forwarded: 'for="[2001:db8::1]:4711"' })).toBe(401);
     expect(await viaProxy({ forwarded: "for=2001:db8:0:0:9::1" })).toBe(429);
+    // No Forwarded: the proxy's own address, whatever X-Forwarded-For says.
+    expect(await viaProxy({ "x-forwarded-for": "198.51.100.9" })).toBe(401);
+    expect(await viaProxy({ "x-forwarded-for": "198.51.100.10" })).toBe(429);
   });
 
   test("behind a trusted proxy every spelling of one address counts as it, and what is not an address as one unknown client", async () => {
-    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: true });
+    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: "x-forwarded" });
     const viaProxy = (forwarded: string) => send(app, "/v1/pets", { "x-forwarded-for": forwarded }, from("10.0.0.1")).then((response) => response.status);
     expect(await viaProxy("192.0.2.1")).toBe(401);
     for (const spelling of ["::ffff:c000:201", "0:0:0:0:0:ffff:192.0.2.1", "[::FFFF:192.0.2.1]:4711"]) expect(await viaProxy(spelling)).toBe(429);

@@ -10,7 +10,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHmac, randomBytes } from "node:crypto";
-import { readSecret, writeSecretOnce } from "./_durable-write.ts";
+import { readSecret, writeSecretOnce } from "./_secret-file.ts";
 
 /** Turns a client digest into what the data file keeps of it. */
 export type ClientMac = (client: string) => string;
@@ -33,7 +33,11 @@ const SECRET_TEXT = /^[A-Za-z0-9_-]{43}$/;
  */
 export async function openClientSecret(path: string): Promise<ClientSecret> {
   const secretPath = `${path}.secret`;
-  const found = await readSecret(secretPath);
+  const read = await readSecret(secretPath);
+  if (read.kind === "unusable") {
+    throw new Error(`Cannot open ${path}: ${secretPath}: ${read.problem}; restore it from a backup as a regular file (mode 600), or delete it to make a new one`);
+  }
+  const found = read.kind === "found" ? read.text : undefined;
   const text = found ?? randomBytes(SECRET_BYTES).toString("base64url");
   if (!SECRET_TEXT.test(text)) {
     throw new Error(`Cannot open ${path}: ${secretPath} does not hold a secret (43 base64url characters); restore it from a backup, or delete it to make a new one`);

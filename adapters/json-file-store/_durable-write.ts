@@ -1,12 +1,10 @@
 /**
  * @module
- * Writing whole files durably: fsync'd before the promise resolves, for the data file's helpers;
- * and the small secrets written once beside it (the client MAC's secret, the server's API key).
+ * Writing whole files durably: fsync'd before the promise resolves, for the data file's helpers and
+ * the secrets kept beside it (`_secret-file.ts`).
  */
 import type { FileHandle } from "node:fs/promises";
-import { link, open, readFile, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
-import { errorCode } from "./_file-lock.ts";
+import { open } from "node:fs/promises";
 
 const COPY_CHUNK_BYTES = 4 * 1024 * 1024;
 
@@ -47,29 +45,4 @@ export async function syncFolder(folder: string): Promise<void> {
   } finally {
     await handle.close();
   }
-}
-
-/** The trimmed text of a secret written by `writeSecretOnce`; `undefined` when there is no such file. */
-export async function readSecret(path: string): Promise<string | undefined> {
-  try {
-    return (await readFile(path, "utf8")).trim();
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-/**
- * Writes a secret in one step, durably, mode 600: a temp file linked into place, so no reader sees
- * half of it and, of two writers, the first wins (the other's link fails with `EEXIST`).
- */
-export async function writeSecretOnce(path: string, text: string): Promise<void> {
-  const temp = `${path}.${crypto.randomUUID()}.tmp`;
-  await writeDurably(temp, new TextEncoder().encode(`${text}\n`), 0o600);
-  try {
-    await link(temp, path);
-  } finally {
-    await unlink(temp);
-  }
-  await syncFolder(dirname(path));
 }

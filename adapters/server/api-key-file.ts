@@ -8,7 +8,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isBearerToken } from "../../src/auth.ts";
-import { readSecret, writeSecretOnce } from "../json-file-store/_durable-write.ts";
+import { readSecret, writeSecretOnce } from "../json-file-store/_secret-file.ts";
 import { errorCode } from "../json-file-store/_file-lock.ts";
 
 /** The file in the data folder that keeps the generated key. */
@@ -22,24 +22,37 @@ export interface GeneratedKey {
   readonly reused: boolean;
 }
 
+/** How many times a key file that vanished between a failed write and the read is looked for again. */
+const KEEP_ATTEMPTS = 5;
+
 /**
  * The key kept in `folder`, or `generated`, written there first (mode 600, in one step: a temp file
  * linked into place, so a server starting at the same moment reads one whole key, and the first wins).
+ * A key file that is not a regular file of its owner's alone is refused (`json-file-store/_secret-file.ts`).
  */
 export async function keepApiKey(folder: string, generated: string): Promise<GeneratedKey> {
   const path = join(folder, API_KEY_FILE);
-  let found: string | undefined;
+  for (let attempt = 0; attempt < KEEP_ATTEMPTS; attempt++) {
+    const found = await attemptTo(folder, path, () => readSecret(path));
+    if (found.kind === "unusable") throw new Error(`Cannot use ${path}: ${found.problem}; delete it to have a new one made, or set API_KEYS`);
+    if (found.kind === "found") {
+      if (!isBearerToken(found.text)) throw new Error(`Cannot use ${path}: it does not hold an API key (one bearer token); delete it to have a new one made, or set API_KEYS`);
+      return { key: found.text, path, reused: true };
+    }
+    if (await attemptTo(folder, path, () => createKeyFile(path, generated))) return { key: generated, path, reused: false };
+    // Not created: another server starting at the same moment wrote it first; read that one.
+  }
+  throw new Error(`Cannot keep the generated API key in ${path}: it appeared and vanished ${KEEP_ATTEMPTS} times; set API_KEYS, or stop what else writes there`);
+}
+
+/** Runs one file operation, naming the key file and what failed when it throws. */
+async function attemptTo<T>(folder: string, path: string, operation: () => Promise<T>): Promise<T> {
   try {
-    found = await readSecret(path);
-    if (found === undefined && await createKeyFile(path, generated)) return { key: generated, path, reused: false };
+    return await operation();
   } catch (error) {
     const reason = errorCode(error) ?? (error instanceof Error ? error.message : String(error));
     throw new Error(`Cannot keep the generated API key in ${path} (${reason}); set API_KEYS, or let the server write to ${folder}`);
   }
-  // Not created: another server starting at the same moment wrote it first.
-  if (found === undefined) return keepApiKey(folder, generated);
-  if (!isBearerToken(found)) throw new Error(`Cannot use ${path}: it does not hold an API key (one bearer token); delete it to have a new one made, or set API_KEYS`);
-  return { key: found, path, reused: true };
 }
 
 /** Writes the key file; false when another server starting at the same moment wrote it first. */
@@ -54,9 +67,12 @@ async function createKeyFile(path: string, key: string): Promise<boolean> {
   }
 }
 
-/** The line the server prints about a generated key: the key, and whether and where it is kept. */
+/**
+ * The line the server prints about a generated key: the key when it was made now, and whether and
+ * where it is kept. A kept key is not printed again: the file is its one copy, readable by its owner.
+ */
 export function keyNotice(generated: GeneratedKey): string {
   if (generated.path === undefined) return `API_KEYS is not set; generated API key: ${generated.key} (not kept: STORE=memory)`;
-  if (generated.reused) return `API_KEYS is not set; using the API key kept in ${generated.path}: ${generated.key}`;
+  if (generated.reused) return `API_KEYS is not set; using the API key an earlier start kept in ${generated.path} (read it there)`;
   return `API_KEYS is not set; generated API key: ${generated.key} (kept in ${generated.path} for later starts)`;
 }

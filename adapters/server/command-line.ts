@@ -14,6 +14,10 @@ import { defaultOf, SETTINGS } from "./settings.ts";
 /** How long `health` waits for an answer before calling the server unhealthy. */
 const HEALTH_TIMEOUT_MS = 5_000;
 
+/** How much of an unhealthy answer's body `health` reads, and how many characters of it it prints. */
+const HEALTH_BODY_BYTES = 4096;
+const HEALTH_REASON_CHARACTERS = 200;
+
 /**
  * Answers `--help`, `--version` or `health` and resolves with the exit code, or resolves with
  * `undefined` when the arguments are for the server itself.
@@ -44,22 +48,53 @@ function print(text: string): number {
   return 0;
 }
 
-/** GET /health at `--url`, or at this machine's PORT: 0 on 200, 1 on any other answer or none in time, 2 on bad arguments. */
+/**
+ * GET /health at `--url` (http or https only), or at this machine's PORT: 0 on 200, 1 on any other
+ * answer (a redirect included: it is not followed) or none in time, 2 on bad arguments. Of another
+ * answer, one line with the start of its body, whitespace folded and control characters replaced.
+ */
 async function health(args: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
   const url = healthUrl(args, env);
   if (url === undefined) {
-    process.stderr.write("animal-store: health takes only --url URL (e.g. --url http://127.0.0.1:8080/health)\n");
+    process.stderr.write("animal-store: health takes only --url with an http or https URL (e.g. --url http://127.0.0.1:8080/health)\n");
     return 2;
   }
   try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
-    const body = await response.text();
-    if (response.status === 200) return print(`healthy: ${url}`);
-    process.stderr.write(`animal-store: unhealthy: ${url} answered ${response.status} ${body}\n`);
+    const response = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+    if (response.status === 200) {
+      await response.body?.cancel();
+      return print(`healthy: ${url}`);
+    }
+    const reason = printable(await bodyPrefix(response, HEALTH_BODY_BYTES));
+    process.stderr.write(`animal-store: unhealthy: ${url} answered ${response.status}${reason === "" ? "" : `: ${reason}`}\n`);
   } catch (error) {
-    process.stderr.write(`animal-store: unhealthy: ${url}: ${describe(error)}\n`);
+    process.stderr.write(`animal-store: unhealthy: ${url}: ${printable(describe(error))}\n`);
   }
   return 1;
+}
+
+/** The first `bytes` bytes of a body as text (a cut character replaced); the rest is never read. */
+async function bodyPrefix(response: Response, bytes: number): Promise<string> {
+  const reader = response.body?.getReader();
+  if (reader === undefined) return "";
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  while (length < bytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value.subarray(0, bytes - length));
+    length += Math.min(value.length, bytes - length);
+  }
+  await reader.cancel();
+  const joined = new Uint8Array(length);
+  chunks.reduce((offset, chunk) => (joined.set(chunk, offset), offset + chunk.length), 0);
+  return new TextDecoder().decode(joined);
+}
+
+/** Text for one line of a terminal: whitespace folded to one space, other control characters as U+FFFD, at most HEALTH_REASON_CHARACTERS. */
+function printable(text: string): string {
+  const line = text.replace(/\s+/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, "\ufffd").trim();
+  return line.length > HEALTH_REASON_CHARACTERS ? `${line.slice(0, HEALTH_REASON_CHARACTERS)}…` : line;
 }
 
 /** An error's message with its cause's code (Node's fetch says only "fetch failed"). */
@@ -69,12 +104,18 @@ function describe(error: unknown): string {
   return typeof code === "string" ? `${error.message} (${code})` : error.message;
 }
 
-/** `--url URL` or `--url=URL`; without it, the local server on PORT (HOST's loopback when it listens everywhere). */
+/** `--url URL` or `--url=URL` with an http(s) URL; without it, the local server on PORT (HOST's loopback when it listens everywhere). */
 function healthUrl(args: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
   const [flag, value, ...rest] = args.length === 1 && args[0]!.startsWith("--url=") ? ["--url", args[0]!.slice(6)] : args;
-  if (flag !== undefined && (flag !== "--url" || value === undefined || rest.length > 0 || !URL.canParse(value))) return undefined;
-  if (value !== undefined) return value;
+  if (flag !== undefined && (flag !== "--url" || value === undefined || rest.length > 0 || !isHttpUrl(value))) return undefined;
+  // As parsed: any control character in what was typed is percent-encoded, so the line printed stays one line.
+  if (value !== undefined) return new URL(value).href;
   const host = env["HOST"] || defaultOf("HOST") || "";
   const local = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
   return `http://${urlHost(local)}:${env["PORT"] || defaultOf("PORT")}${HEALTH_PATH}`;
+}
+
+function isHttpUrl(text: string): boolean {
+  const protocol = URL.canParse(text) ? new URL(text).protocol : "";
+  return protocol === "http:" || protocol === "https:";
 }

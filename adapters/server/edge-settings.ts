@@ -4,6 +4,7 @@
  * links, whether it trusts a proxy's forwarded headers, its timeouts, and which server Deno runs.
  */
 import type { Timeouts } from "../_timeouts.ts";
+import type { TrustedProxyHeader } from "../../src/mod.ts";
 import { publicUrlProblem } from "../../src/public-origin.ts";
 import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
 
@@ -17,7 +18,8 @@ export type DenoServer = "node:http" | "Deno.serve";
 export interface EdgeSettings {
   /** The URL clients reach the service at (`PUBLIC_URL`), or `""` to use the request's own. */
   readonly publicUrl: string;
-  readonly trustProxy: boolean;
+  /** The one header family the proxy in front sets (`TRUST_PROXY`), or `false`. */
+  readonly trustProxy: TrustedProxyHeader | false;
   readonly timeouts: Timeouts;
   /** Read on Deno only. */
   readonly denoServer: DenoServer;
@@ -28,8 +30,7 @@ export function readEdgeSettings(setting: (name: string) => string | undefined, 
   const publicUrl = setting("PUBLIC_URL") ?? "";
   const problem = publicUrl === "" ? undefined : publicUrlProblem(publicUrl);
   if (problem !== undefined) problems.push(`PUBLIC_URL ${problem}, got "${publicUrl}"`);
-  const trust = setting("TRUST_PROXY") ?? "";
-  if (trust !== "true" && trust !== "false") problems.push(`TRUST_PROXY must be "true" or "false", got "${trust}"`);
+  const trustProxy = readTrustProxy(setting("TRUST_PROXY") ?? "", problems);
   const seconds = (name: string, fallback: number) => {
     const text = setting(name) ?? "";
     // Bun counts its idle timeout in whole seconds, at most 255.
@@ -44,5 +45,19 @@ export function readEdgeSettings(setting: (name: string) => string | undefined, 
   };
   const denoServer = setting("DENO_SERVER") ?? "";
   if (denoServer !== "node:http" && denoServer !== "Deno.serve") problems.push(`DENO_SERVER must be "node:http" or "Deno.serve", got "${denoServer}"`);
-  return { publicUrl, trustProxy: trust === "true", timeouts, denoServer: denoServer as DenoServer };
+  return { publicUrl, trustProxy, timeouts, denoServer: denoServer as DenoServer };
+}
+
+/**
+ * `TRUST_PROXY`: `false`, or the header family the proxy sets. `true`, which trusted `Forwarded`
+ * before `X-Forwarded-For`, is refused rather than read as either: behind a proxy that sets one
+ * and passes the other through, guessing wrong lets every client choose its own address.
+ */
+function readTrustProxy(value: string, problems: string[]): TrustedProxyHeader | false {
+  if (value === "false") return false;
+  if (value === "x-forwarded" || value === "forwarded") return value;
+  problems.push(value === "true"
+    ? 'TRUST_PROXY=true no longer says which header the proxy sets: set TRUST_PROXY=x-forwarded for a proxy that sets X-Forwarded-For (nginx as docs/operating.md shows), or TRUST_PROXY=forwarded for one that sets Forwarded'
+    : `TRUST_PROXY must be "false", "x-forwarded" or "forwarded", got "${value}"`);
+  return false;
 }

@@ -26,7 +26,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "LOG_FORMAT", flag: "--log-format", default: "text", summary: "text, or json for JSON Lines" },
   { variable: "CORS_ORIGINS", flag: "--cors-origins", default: undefined, summary: "Comma-separated origins whose pages may call the API, or *" },
   { variable: "PUBLIC_URL", flag: "--public-url", default: undefined, summary: "The URL clients reach the service at, for Location and Link" },
-  { variable: "TRUST_PROXY", flag: "--trust-proxy", default: "false", summary: "true behind a proxy that sets Forwarded or X-Forwarded-*" },
+  { variable: "TRUST_PROXY", flag: "--trust-proxy", default: "false", summary: "x-forwarded or forwarded: the one header the proxy in front sets" },
   { variable: "HEADER_TIMEOUT", flag: "--header-timeout", default: String(DEFAULT_TIMEOUTS.headerSeconds), summary: "Seconds to send a request's headers (1-255)" },
   { variable: "BODY_TIMEOUT", flag: "--body-timeout", default: String(DEFAULT_TIMEOUTS.bodySeconds), summary: "Seconds for a body to arrive after its headers (1-255)" },
   { variable: "IDLE_TIMEOUT", flag: "--idle-timeout", default: String(DEFAULT_TIMEOUTS.idleSeconds), summary: "Seconds a keep-alive connection may sit idle (1-255)" },

@@ -2,8 +2,8 @@
  * @module
  * Private to the rate limiter: the address a request without a valid key is counted under. The
  * connection's peer address, as the server passes it; behind a trusted proxy, the client address
- * the proxy forwarded (the first `for=` of `Forwarded`, else the first `X-Forwarded-For`), as the
- * origin is taken (`public-origin.ts`).
+ * the proxy forwarded in the one header the app trusts (`PlugSetup.forwardedFor`), as the origin
+ * is taken.
  *
  * Every address is counted in its one canonical form (`_ip-address.ts`), so a client cannot get a
  * fresh limit by spelling its address another way, and the table keeps short fresh strings only,
@@ -24,40 +24,9 @@ export function peerAddress(request: Request, connection: ConnectionInfo | undef
   return typeof address === "string" ? address : undefined;
 }
 
-/** The address to count a request under: forwarded behind a trusted proxy, else the peer's; `"unknown"` when neither is known. */
-export function clientAddress(headers: Headers, trustProxy: boolean, peer: string | undefined): string {
-  const forwarded = trustProxy ? forwardedFor(headers) : undefined;
+/** The address to count a request under: the one a trusted proxy forwarded, else the peer's; `"unknown"` when neither is known. */
+export function clientAddress(forwarded: string | undefined, peer: string | undefined): string {
   return countedAs(forwarded ?? peer);
-}
-
-/** The client address a proxy forwarded: `Forwarded`'s first `for=`, else `X-Forwarded-For`'s first element. */
-function forwardedFor(headers: Headers): string | undefined {
-  const forwarded = headers.get("forwarded");
-  if (forwarded !== null) {
-    const element = forwarded.split(",")[0] ?? "";
-    for (const pair of element.split(";")) {
-      const equals = pair.indexOf("=");
-      if (pair.slice(0, equals).trim().toLowerCase() === "for") return withoutPort(unquote(pair.slice(equals + 1).trim()));
-    }
-    return undefined;
-  }
-  const chain = headers.get("x-forwarded-for");
-  const first = chain?.split(",")[0]?.trim();
-  return first === undefined || first === "" ? undefined : withoutPort(first);
-}
-
-function unquote(value: string): string {
-  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
-}
-
-/** `192.0.2.1:4711` and `[2001:db8::1]:4711` without their ports; a bare IPv6 address stays whole. */
-function withoutPort(node: string): string {
-  if (node.startsWith("[")) {
-    const close = node.indexOf("]");
-    return close === -1 ? node : node.slice(1, close);
-  }
-  const colon = node.indexOf(":");
-  return colon !== -1 && node.indexOf(":", colon + 1) === -1 ? node.slice(0, colon) : node;
 }
 
 /** The address as counted: IPv4 canonical, IPv6 as its /64 prefix; anything that is not an address as `unknown`. */

@@ -22,7 +22,7 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [rateLimit({ requests: 100, seconds: 1 })] });
  * ```
  */
-import type { ConnectionInfo, Plug, PlugOutcome, Validation } from "../../mod.ts";
+import type { ConnectionInfo, Plug, PlugOutcome, PlugSetup, Validation } from "../../mod.ts";
 import { errorResponse } from "../../mod.ts";
 import { clientAddress, peerAddress } from "./_client-address.ts";
 import { createKeyIndex } from "./_key-index.ts";
@@ -93,13 +93,13 @@ const EPSILON = 1e-6;
 export function rateLimit(limit: RateLimit): Plug {
   const problem = rateLimitProblem(limit);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
-  return ({ apiKeys, trustProxy }) => ({ inner: createRateLimiter(limit, apiKeys, trustProxy) });
+  return ({ apiKeys, forwardedFor }) => ({ inner: createRateLimiter(limit, apiKeys, forwardedFor) });
 }
 
 /** Counts one request against the limit of its key or address. */
 type RateLimiter = (request: Request, path: string, connection: ConnectionInfo | undefined) => PlugOutcome;
 
-function createRateLimiter(limit: RateLimit, apiKeys: readonly string[], trustProxy: boolean): RateLimiter {
+function createRateLimiter(limit: RateLimit, apiKeys: readonly string[], forwardedFor: PlugSetup["forwardedFor"]): RateLimiter {
   const interval = (limit.seconds * 1000) / limit.requests;
   const burst = limit.burst ?? limit.requests;
   const capacity = burst * interval;
@@ -131,17 +131,13 @@ function createRateLimiter(limit: RateLimit, apiKeys: readonly string[], trustPr
   return (request, path, connection) => {
     const now = performance.now();
     const key = keyIndex(request.headers.get("authorization"));
-    const address = key === -1 ? addresses.countedAs(addressOf(request, connection, trustProxy), now) : "";
+    const address = key === -1 ? addresses.countedAs(clientAddress(forwardedFor(request.headers), peerAddress(request, connection)), now) : "";
     const tat = Math.max(key === -1 ? addresses.tatOf(address) : keyTats[key]!, now) + interval;
     if (tat - now > capacity + EPSILON) return { answer: refusal(request, path, key !== -1, tat - now - capacity) };
     if (key === -1) addresses.set(address, tat);
     else keyTats[key] = tat;
     return { headers: { "ratelimit-policy": policy, ratelimit: serviceLimit(tat - now) } };
   };
-}
-
-function addressOf(request: Request, connection: ConnectionInfo | undefined, trustProxy: boolean): string {
-  return clientAddress(request.headers, trustProxy, peerAddress(request, connection));
 }
 
 /** The theoretical arrival times of client addresses, at most `max` of them plus the shared overflow. */
