@@ -85,6 +85,11 @@ export class Context {
     return this.#mark(notModified(text, this.#prepared));
   }
 
+  /** An answer without a body (a 204), carrying the route's headers. */
+  empty(status: number, headers?: Readonly<Record<string, string>>): Response {
+    return this.#mark(new Response(null, { status, headers: this.#merged(headers) }));
+  }
+
   /** The JSON text of a pet. */
   petJson(pet: Pet): string {
     return this.#texts.pet(pet);
