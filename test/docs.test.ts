@@ -61,7 +61,8 @@ describe("the README is a front door", () => {
     expect(learn).toContain("**The store interface**");
     expect(learn).toContain("**Plugs**");
     expect(learn).toContain("`Plug` in `src/types.ts`");
-    expect(learn).toMatch(/observers \(access\s+log, metrics\) wrap the app/);
+    expect(learn).toContain("**Wraps**");
+    expect(learn).toContain("`Wrap` in `src/types.ts`");
   });
 
   test("its error object is what the app answers a create with an empty name", async () => {
