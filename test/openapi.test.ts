@@ -130,7 +130,7 @@ describe("the OpenAPI document", () => {
     for (const path of Object.keys(at("paths"))) {
       const allowed = (await call(testApp(), `/v1${path.replace("{petId}", "1")}`, { method: "OPTIONS", headers: AUTH })).headers.get("allow");
       const named = /may send (.+) with the listed headers/.exec(at("paths", path, "options").responses["204"].description)?.[1];
-      expect(named?.replace(" and ", ", ")).toBe(allowed!);
+      expect(named?.replace(" and ", ", ").split(", ").toSorted()).toEqual(allowed!.split(", ").toSorted());
     }
   });
 
