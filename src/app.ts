@@ -7,7 +7,7 @@ import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
-import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep } from "./types.ts";
 import { createKeyChecker, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
@@ -16,6 +16,7 @@ import { forwardedForReader } from "./_internal/_forwarded.ts";
 import { isHostValue } from "./_internal/_host.ts";
 import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
 import { createPetTexts } from "./_internal/_pet-texts.ts";
+import { plugAnswer, plugHeaders, plugStepsOf, refuseUnknownOptions } from "./_internal/_plug-checks.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_internal/_request-target.ts";
 import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
@@ -42,6 +43,11 @@ export interface AppOptions extends PublicOriginOptions {
 /** The default largest request body: 64 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 65536;
 
+// Every option, so a host's mistyped or removed one is refused rather than ignored (tsc holds this to `AppOptions`).
+const OPTIONS: Readonly<Record<keyof AppOptions, true>> = Object.freeze({
+  store: true, apiKeys: true, basePath: true, maxBodyBytes: true, realm: true, onError: true, plugs: true, publicUrl: true, trustProxy: true,
+});
+
 /** Builds the Animal Store service over a store, accepting the given API keys. */
 export function createApp(options: AppOptions): App {
   return createAppWithRoutes(ROUTES, options);
@@ -49,6 +55,7 @@ export function createApp(options: AppOptions): App {
 
 /** Builds the service over a route table of its own (tests mark routes deprecated this way). */
 export function createAppWithRoutes(routes: readonly Route[], options: AppOptions): App {
+  refuseUnknownOptions(options, Object.keys(OPTIONS));
   const basePath = options.basePath ?? "/v1";
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) {
     throw new RangeError(`Cannot create app: basePath must start and not end with "/", got "${basePath}"`);
@@ -69,7 +76,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     methodsAt: (path) => plugPaths.get(path) ?? routeMethodsAt(path),
     baseUrlOf: (request) => originOf(request.headers, splitUrl(request.url)?.origin ?? "") + basePath,
   };
-  const plugs: readonly PlugSteps[] = (options.plugs ?? []).map((plug) => plug(setup));
+  const plugs = plugStepsOf(options.plugs ?? [], setup);
   const plugPaths = new Map(plugs.flatMap((plug) => Object.entries(plug.paths ?? {})));
   // Every outer step, then every inner one: one list, asked in order.
   const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.outer ?? []), ...plugs.flatMap((plug) => plug.inner ?? [])];
@@ -97,8 +104,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     for (const step of steps) {
       const outcome = step(request, target?.path ?? "", connection);
       if (outcome === undefined) continue;
-      if (outcome.answer !== undefined) return withHeaders(await outcome.answer, prepared.headers);
-      prepared.headers = joinHeaders(prepared.headers, outcome.headers);
+      if (outcome.answer !== undefined) return withHeaders(plugAnswer(await outcome.answer), prepared.headers);
+      prepared.headers = joinHeaders(prepared.headers, plugHeaders(outcome.headers));
     }
     const host = request.headers.get("host");
     // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it

@@ -75,6 +75,8 @@ export type PlugStep = (request: Request, path: string, connection: ConnectionIn
 
 /** What a plug does with every request, before routing. Synchronous, so a plug costs a call where it has nothing to do. */
 export interface PlugSteps {
+  /** The plug's name, e.g. `cors`: an app refuses two plugs of one name (their headers would be sent twice). */
+  readonly name?: string;
   /** Asked first, every plug's in list order: headers every answer carries (CORS), or an answer nothing else marks (health). */
   readonly outer?: PlugStep;
   /** Asked next, every plug's in list order: an answer (a 429, a preflight, a page) or headers every answer carries (`RateLimit`). */

@@ -114,6 +114,7 @@ function corsSteps(origins: CorsOrigins, methodsAt: (path: string) => string | u
   );
 
   return {
+    name: "cors",
     outer: (request) => {
       // With "*" every answer carries it, whatever the Origin, or none.
       const origin = anyOrigin ? "*" : request.headers.get("origin");

@@ -30,6 +30,7 @@ const NO_STORE = { "cache-control": "no-store" };
 export function health(options: HealthOptions = {}): Plug {
   const stopping = options.stopping ?? (() => false);
   return ({ store }) => ({
+    name: "health",
     paths: { [HEALTH_PATH]: "GET, HEAD" },
     outer: (request, path) => (path === HEALTH_PATH ? { answer: answerHealth(request, store, stopping) } : undefined),
   });

@@ -93,7 +93,7 @@ const EPSILON = 1e-6;
 export function rateLimit(limit: RateLimit): Plug {
   const problem = rateLimitProblem(limit);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
-  return ({ apiKeys, forwardedFor }) => ({ inner: createRateLimiter(limit, apiKeys, forwardedFor) });
+  return ({ apiKeys, forwardedFor }) => ({ name: "rateLimit", inner: createRateLimiter(limit, apiKeys, forwardedFor) });
 }
 
 /** Counts one request against the limit of its key or address. */

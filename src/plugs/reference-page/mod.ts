@@ -30,6 +30,7 @@ export function referencePage(document: Json = OPENAPI_DOCUMENT): Plug {
   return ({ basePath, baseUrlOf }) => {
     const page = createReferencePage(basePath, document);
     return {
+      name: "referencePage",
       paths: { "/": REFERENCE_PAGE_METHODS },
       inner: (request, path) => (path === "/" ? { answer: page(request, baseUrlOf(request)) } : undefined),
     };
