@@ -18,7 +18,7 @@ export async function createPet(context: Context): Promise<Response> {
   const key = readIdempotencyKey(context.request.headers.get("idempotency-key"));
   if (!key.ok) return context.error("invalid_header", `${ACTION}: ${key.issues.join("; ")}`);
   const body = await readJsonBody(context.request, context.maxBodyBytes, ACTION);
-  if (!body.ok) return context.error(body.issues.code, body.issues.message, body.issues.headers); // 400, 413 or 415
+  if (!body.ok) return context.error(body.refusal.code, body.refusal.message, body.refusal.headers); // 400, 413 or 415
   const pet = validateNewPet(body.value);
   if (!pet.ok) return context.error("invalid_body", `${ACTION}: ${joinIssues(pet.issues)}`);
   if (key.value === undefined) return created(context, await context.store.create(pet.value), false);
