@@ -82,62 +82,62 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.outer ?? []), ...plugs.flatMap((plug) => plug.inner ?? [])];
 
   async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
-    // The headers every answer of this request carries, the 500 included, once they are known.
-    const prepared = { headers: NO_HEADERS };
+    // The headers every answer of this request carries, the 500 included, collected from the plugs and the route.
+    const carried = { headers: NO_HEADERS };
     try {
-      const response = await respond(request, connection, prepared);
+      const response = await respond(request, connection, carried);
       // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         const path = splitUrl(request.url)?.path ?? request.url;
-        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, prepared.headers);
+        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, carried.headers);
       }
       onError(error, request);
-      return internalErrorResponse(prepared.headers);
+      return internalErrorResponse(carried.headers);
     }
   }
 
-  async function respond(request: Request, connection: ConnectionInfo | undefined, prepared: { headers: Readonly<Record<string, string>> }): Promise<Response> {
+  async function respond(request: Request, connection: ConnectionInfo | undefined, carried: { headers: Readonly<Record<string, string>> }): Promise<Response> {
     const target = splitUrl(request.url);
     // The plugs first: the first answer ends the asking and carries the headers collected before it.
     for (const step of steps) {
       const outcome = step(request, target?.path ?? "", connection);
       if (outcome === undefined) continue;
-      if (outcome.answer !== undefined) return withHeaders(plugAnswer(await outcome.answer), prepared.headers);
-      prepared.headers = joinHeaders(prepared.headers, plugHeaders(outcome.headers));
+      if (outcome.answer !== undefined) return withHeaders(plugAnswer(await outcome.answer), carried.headers);
+      carried.headers = joinHeaders(carried.headers, plugHeaders(outcome.headers));
     }
     const host = request.headers.get("host");
     // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
     // before the path is routed (RFC 9112 §3.2 asks for 400 too).
     if (host !== null && !isHostValue(host)) {
-      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, prepared.headers);
+      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, carried.headers);
     }
-    if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, prepared.headers);
+    if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, carried.headers);
     if (!target.path.startsWith(`${basePath}/`)) {
-      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, prepared.headers);
+      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, carried.headers);
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const baseUrl = originOf(request.headers, target.origin) + basePath;
-    prepared.headers = joinHeaders(prepared.headers, routeHeaders(match, baseUrl));
-    return await dispatch(request, match, target, baseUrl, prepared.headers);
+    carried.headers = joinHeaders(carried.headers, routeHeaders(match, baseUrl));
+    return await dispatch(request, match, target, baseUrl, carried.headers);
   }
 
   /** The key is checked before routing, so an unknown path or method without a key answers 401. */
-  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, prepared: Readonly<Record<string, string>>): Promise<Response> {
+  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Readonly<Record<string, string>>): Promise<Response> {
     const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
-    if (outcome !== "ok") return unauthorized(outcome, realm, prepared);
-    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, prepared);
+    if (outcome !== "ok") return unauthorized(outcome, realm, carried);
+    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, carried);
     if (match.route === undefined) {
       const { allow } = match;
-      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });
+      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...carried, allow });
     }
     const { store } = options;
-    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
+    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried, texts });
     const response = await match.route.handler(context);
     // An answer the handler made some other way gets the route's headers here.
-    return prepared === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, prepared);
+    return carried === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, carried);
   }
 
   /** The methods the routes answer at a path (for a CORS preflight); `undefined` where none does or one answers OPTIONS. */

@@ -1,6 +1,6 @@
 /**
  * @module
- * Private: headers as the app prepares them for a request, frozen records rather than `Headers`
+ * Private: headers as the app collects them for a request, frozen records rather than `Headers`
  * (see `context.ts`): none, two sets joined, and a set put on an answer made some other way.
  */
 
