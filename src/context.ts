@@ -67,10 +67,10 @@ export class Context {
   }
 
   /**
-   * A 200 carrying JSON text that never changes, with its strong `ETag`; a 304 with no body when the
-   * request's `If-None-Match` names the tag or is `*`.
+   * A 200 carrying JSON text with its strong `ETag` (made from the text, so it changes whenever the
+   * text does); a 304 with no body when the request's `If-None-Match` names the tag or is `*`.
    */
-  unchanging(text: string, headers?: Readonly<Record<string, string>>): Response {
+  tagged(text: string, headers?: Readonly<Record<string, string>>): Response {
     const extra = this.#merged(headers);
     const tag = this.#texts.tag(text);
     if (!ifNoneMatchHits(this.request.headers.get("if-none-match"), tag)) {
@@ -79,8 +79,8 @@ export class Context {
     return this.#mark(notModified(text, { ...extra, etag: tag }));
   }
 
-  /** A 200 carrying JSON text that may change (no `ETag`); a 304 only for `If-None-Match: *`. */
-  current(text: string): Response {
+  /** A 200 carrying JSON text without an `ETag` (a page that still grows); a 304 only for `If-None-Match: *`. */
+  untagged(text: string): Response {
     if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#mark(jsonResponse(200, text, this.#carried));
     return this.#mark(notModified(text, this.#carried));
   }

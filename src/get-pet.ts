@@ -15,5 +15,5 @@ export async function getPet(context: Context): Promise<Response> {
   if (!id.ok) return context.error("invalid_path", `Cannot get pet: ${joinIssues(id.issues)}`);
   const pet = await context.store.get(id.value);
   if (pet === undefined) return context.error("not_found", `Cannot get pet: no pet has id ${id.value}`);
-  return context.unchanging(context.petJson(pet));
+  return context.tagged(context.petJson(pet));
 }
