@@ -32,7 +32,7 @@ async function createOnce(context: Context, pet: NewPet, keyText: string): Promi
     return context.error("not_implemented", `${ACTION}: this server's store keeps no idempotency keys; send the create without "Idempotency-Key"`);
   }
   const key = await idempotency.scope(context.request.headers.get("authorization"), keyText);
-  if (!idempotency.claim(key)) {
+  if (!idempotency.startAnswering(key)) {
     return context.error(
       "idempotency_key_in_use",
       `${ACTION}: a request with this Idempotency-Key is still being answered; retry once it is answered`,
@@ -43,7 +43,7 @@ async function createOnce(context: Context, pet: NewPet, keyText: string): Promi
   try {
     outcome = await store.createWithKey(pet, key);
   } finally {
-    idempotency.release(key);
+    idempotency.doneAnswering(key);
   }
   if (outcome.replayed && !samePet(outcome.pet, pet)) {
     return context.error(
