@@ -78,8 +78,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   };
   const plugs = plugStepsOf(options.plugs ?? [], setup);
   const plugPaths = new Map(plugs.flatMap((plug) => Object.entries(plug.paths ?? {})));
-  // Every outer step, then every inner one: one list, asked in order.
-  const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.outer ?? []), ...plugs.flatMap((plug) => plug.inner ?? [])];
+  // Every early step, then every late one: one list, asked in order.
+  const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.early ?? []), ...plugs.flatMap((plug) => plug.late ?? [])];
 
   async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
     // The headers every answer of this request carries, the 500 included, collected from the plugs and the route.

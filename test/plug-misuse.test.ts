@@ -47,12 +47,12 @@ describe("createApp refuses a plug given twice", () => {
 
 describe("a plug's fault at request time is the one 500, reported once", () => {
   const faults: [string, Plug][] = [
-    ["an answer that is not a Response", () => ({ outer: () => ({ answer: "hello" as unknown as Response }) })],
-    ["an answer promise that resolves to something else", () => ({ inner: () => ({ answer: Promise.resolve({ status: 200 } as unknown as Response) }) })],
-    ["a header value with a line break", () => ({ outer: () => ({ headers: { "x-plug": "a\r\nset-cookie: forged" } }) })],
-    ["a header name that is not a token", () => ({ outer: () => ({ headers: { "x plug": "1" } }) })],
-    ["a step that throws", () => ({ outer: () => { throw new Error("plug broke"); } })],
-    ["an answer that rejects", () => ({ inner: () => ({ answer: Promise.reject(new Error("plug broke")) }) })],
+    ["an answer that is not a Response", () => ({ early: () => ({ answer: "hello" as unknown as Response }) })],
+    ["an answer promise that resolves to something else", () => ({ late: () => ({ answer: Promise.resolve({ status: 200 } as unknown as Response) }) })],
+    ["a header value with a line break", () => ({ early: () => ({ headers: { "x-plug": "a\r\nset-cookie: forged" } }) })],
+    ["a header name that is not a token", () => ({ early: () => ({ headers: { "x plug": "1" } }) })],
+    ["a step that throws", () => ({ early: () => { throw new Error("plug broke"); } })],
+    ["an answer that rejects", () => ({ late: () => ({ answer: Promise.reject(new Error("plug broke")) }) })],
   ];
   for (const [fault, plug] of faults) {
     test(fault, async () => {

@@ -32,7 +32,7 @@ export function referencePage(document: Json = OPENAPI_DOCUMENT): Plug {
     return {
       name: "referencePage",
       paths: { "/": REFERENCE_PAGE_METHODS },
-      inner: (request, path) => (path === "/" ? { answer: page(request, baseUrlOf(request)) } : undefined),
+      late: (request, path) => (path === "/" ? { answer: page(request, baseUrlOf(request)) } : undefined),
     };
   };
 }
