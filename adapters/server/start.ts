@@ -1,8 +1,8 @@
 /**
  * @module
  * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
- * `GET /health` and the access log, print the base URL, and on SIGINT/SIGTERM finish in-flight
- * requests, close the store and exit 0.
+ * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
+ * the base URL, and on SIGINT/SIGTERM finish in-flight requests, close the store and exit 0.
  */
 import { dirname } from "node:path";
 import process from "node:process";
