@@ -74,8 +74,8 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
     }
     const body = hostParsedBody(incoming);
     if (!body.ok) {
-      reportOnce(String(body.issues.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.issues.reason} (reported once)`));
-      void send(incoming, outgoing, body.issues.answer, bridge);
+      reportOnce(String(body.refusal.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.refusal.reason} (reported once)`));
+      void send(incoming, outgoing, body.refusal.answer, bridge);
       return;
     }
     reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));

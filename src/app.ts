@@ -7,7 +7,7 @@ import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
-import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep } from "./types.ts";
 import { createKeyChecker, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
@@ -16,6 +16,7 @@ import { forwardedForReader } from "./_internal/_forwarded.ts";
 import { isHostValue } from "./_internal/_host.ts";
 import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
 import { createPetTexts } from "./_internal/_pet-texts.ts";
+import { plugAnswer, plugHeaders, plugStepsOf, refuseUnknownOptions } from "./_internal/_plug-checks.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_internal/_request-target.ts";
 import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
@@ -42,6 +43,11 @@ export interface AppOptions extends PublicOriginOptions {
 /** The default largest request body: 64 KiB. */
 export const DEFAULT_MAX_BODY_BYTES = 65536;
 
+// Every option, so a host's mistyped or removed one is refused rather than ignored (tsc holds this to `AppOptions`).
+const OPTIONS: Readonly<Record<keyof AppOptions, true>> = Object.freeze({
+  store: true, apiKeys: true, basePath: true, maxBodyBytes: true, realm: true, onError: true, plugs: true, publicUrl: true, trustProxy: true,
+});
+
 /** Builds the Animal Store service over a store, accepting the given API keys. */
 export function createApp(options: AppOptions): App {
   return createAppWithRoutes(ROUTES, options);
@@ -49,6 +55,7 @@ export function createApp(options: AppOptions): App {
 
 /** Builds the service over a route table of its own (tests mark routes deprecated this way). */
 export function createAppWithRoutes(routes: readonly Route[], options: AppOptions): App {
+  refuseUnknownOptions(options, Object.keys(OPTIONS));
   const basePath = options.basePath ?? "/v1";
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) {
     throw new RangeError(`Cannot create app: basePath must start and not end with "/", got "${basePath}"`);
@@ -69,68 +76,68 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     methodsAt: (path) => plugPaths.get(path) ?? routeMethodsAt(path),
     baseUrlOf: (request) => originOf(request.headers, splitUrl(request.url)?.origin ?? "") + basePath,
   };
-  const plugs: readonly PlugSteps[] = (options.plugs ?? []).map((plug) => plug(setup));
+  const plugs = plugStepsOf(options.plugs ?? [], setup);
   const plugPaths = new Map(plugs.flatMap((plug) => Object.entries(plug.paths ?? {})));
-  // Every outer step, then every inner one: one list, asked in order.
-  const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.outer ?? []), ...plugs.flatMap((plug) => plug.inner ?? [])];
+  // Every early step, then every late one: one list, asked in order.
+  const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.early ?? []), ...plugs.flatMap((plug) => plug.late ?? [])];
 
   async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
-    // The headers every answer of this request carries, the 500 included, once they are known.
-    const prepared = { headers: NO_HEADERS };
+    // The headers every answer of this request carries, the 500 included, collected from the plugs and the route.
+    const carried = { headers: NO_HEADERS };
     try {
-      const response = await respond(request, connection, prepared);
+      const response = await respond(request, connection, carried);
       // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
       if (error instanceof StoreUnavailableError) {
         const path = splitUrl(request.url)?.path ?? request.url;
-        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, prepared.headers);
+        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, carried.headers);
       }
       onError(error, request);
-      return internalErrorResponse(prepared.headers);
+      return internalErrorResponse(carried.headers);
     }
   }
 
-  async function respond(request: Request, connection: ConnectionInfo | undefined, prepared: { headers: Readonly<Record<string, string>> }): Promise<Response> {
+  async function respond(request: Request, connection: ConnectionInfo | undefined, carried: { headers: Readonly<Record<string, string>> }): Promise<Response> {
     const target = splitUrl(request.url);
     // The plugs first: the first answer ends the asking and carries the headers collected before it.
     for (const step of steps) {
       const outcome = step(request, target?.path ?? "", connection);
       if (outcome === undefined) continue;
-      if (outcome.answer !== undefined) return withHeaders(await outcome.answer, prepared.headers);
-      prepared.headers = joinHeaders(prepared.headers, outcome.headers);
+      if (outcome.answer !== undefined) return withHeaders(plugAnswer(await outcome.answer), carried.headers);
+      carried.headers = joinHeaders(carried.headers, plugHeaders(outcome.headers));
     }
     const host = request.headers.get("host");
     // Deno builds the URL from Host, so a Host holding "/" or "?" would move the path: refuse it
     // before the path is routed (RFC 9112 §3.2 asks for 400 too).
     if (host !== null && !isHostValue(host)) {
-      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, prepared.headers);
+      return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, carried.headers);
     }
-    if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, prepared.headers);
+    if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, carried.headers);
     if (!target.path.startsWith(`${basePath}/`)) {
-      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, prepared.headers);
+      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, carried.headers);
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const baseUrl = originOf(request.headers, target.origin) + basePath;
-    prepared.headers = joinHeaders(prepared.headers, routeHeaders(match, baseUrl));
-    return await dispatch(request, match, target, baseUrl, prepared.headers);
+    carried.headers = joinHeaders(carried.headers, routeHeaders(match, baseUrl));
+    return await dispatch(request, match, target, baseUrl, carried.headers);
   }
 
   /** The key is checked before routing, so an unknown path or method without a key answers 401. */
-  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, prepared: Readonly<Record<string, string>>): Promise<Response> {
+  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Readonly<Record<string, string>>): Promise<Response> {
     const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
-    if (outcome !== "ok") return unauthorized(outcome, realm, prepared);
-    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, prepared);
+    if (outcome !== "ok") return unauthorized(outcome, realm, carried);
+    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, carried);
     if (match.route === undefined) {
       const { allow } = match;
-      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...prepared, allow });
+      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...carried, allow });
     }
     const { store } = options;
-    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, prepared, texts });
+    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried, texts });
     const response = await match.route.handler(context);
     // An answer the handler made some other way gets the route's headers here.
-    return prepared === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, prepared);
+    return carried === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, carried);
   }
 
   /** The methods the routes answer at a path (for a CORS preflight); `undefined` where none does or one answers OPTIONS. */

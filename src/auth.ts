@@ -57,7 +57,7 @@ function equalInConstantTime(token: string, key: string): boolean {
   return difference === 0;
 }
 
-/** The 401 for a request without a valid key, with its `WWW-Authenticate` challenge and any prepared headers. */
+/** The 401 for a request without a valid key, with its `WWW-Authenticate` challenge and the headers every answer to the request carries. */
 export function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
   // RFC 6750 §3: name the error only when a bearer token was sent.
   const challenge = outcome === "missing" ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;

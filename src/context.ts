@@ -1,7 +1,7 @@
 /**
  * @module
  * What a route handler receives: the request's parts, the store, and the ways to answer. Every
- * answer made through the context carries the headers the app prepared for the request's route (a
+ * answer made through the context carries the headers the app collected for the request (the plugs' and its route's: a
  * deprecated route's `Deprecation`, `Sunset` and successor `Link`), so no handler has to remember
  * them; the app puts them on anything else the handler returns (see `app.ts`). The context is
  * a class so that a request costs one object and no functions of its own.
@@ -18,8 +18,8 @@ import { jsonResponse } from "./_internal/_json-response.ts";
 
 /** What the app knows of a request before its handler runs. */
 export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
-  /** The headers prepared for the route, put on every answer (a frozen record, often empty). */
-  readonly prepared: Readonly<Record<string, string>>;
+  /** The headers every answer to the request carries (the plugs' and the route's; a frozen record, often empty). */
+  readonly carried: Readonly<Record<string, string>>;
   /** The app's remembered texts, tags and tagged headers. */
   readonly texts: PetTexts;
 }
@@ -27,7 +27,7 @@ export interface ContextParts extends Pick<Context, "request" | "query" | "param
 /** Answers one matched request. */
 export type RouteHandler = (context: Context) => Promise<Response>;
 
-/** Everything a route handler needs to answer one request, and whether an answer was made through it (and so carries the prepared headers). */
+/** Everything a route handler needs to answer one request, and whether an answer was made through it (and so carries the request's headers). */
 export class Context {
   readonly request: Request;
   /** The query string without its `?`, e.g. `limit=5`. */
@@ -40,7 +40,7 @@ export class Context {
   readonly baseUrl: string;
   /** The app's idempotency-key bookkeeping: keyed creates in flight. */
   readonly idempotency: IdempotencyGuard;
-  readonly #prepared: Readonly<Record<string, string>>;
+  readonly #carried: Readonly<Record<string, string>>;
   readonly #texts: PetTexts;
   #made: Response | undefined;
 
@@ -52,7 +52,7 @@ export class Context {
     this.maxBodyBytes = parts.maxBodyBytes;
     this.baseUrl = parts.baseUrl;
     this.idempotency = parts.idempotency;
-    this.#prepared = parts.prepared;
+    this.#carried = parts.carried;
     this.#texts = parts.texts;
   }
 
@@ -67,10 +67,10 @@ export class Context {
   }
 
   /**
-   * A 200 carrying JSON text that never changes, with its strong `ETag`; a 304 with no body when the
-   * request's `If-None-Match` names the tag or is `*`.
+   * A 200 carrying JSON text with its strong `ETag` (made from the text, so it changes whenever the
+   * text does); a 304 with no body when the request's `If-None-Match` names the tag or is `*`.
    */
-  unchanging(text: string, headers?: Readonly<Record<string, string>>): Response {
+  tagged(text: string, headers?: Readonly<Record<string, string>>): Response {
     const extra = this.#merged(headers);
     const tag = this.#texts.tag(text);
     if (!ifNoneMatchHits(this.request.headers.get("if-none-match"), tag)) {
@@ -79,10 +79,15 @@ export class Context {
     return this.#mark(notModified(text, { ...extra, etag: tag }));
   }
 
-  /** A 200 carrying JSON text that may change (no `ETag`); a 304 only for `If-None-Match: *`. */
-  current(text: string): Response {
-    if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#mark(jsonResponse(200, text, this.#prepared));
-    return this.#mark(notModified(text, this.#prepared));
+  /** A 200 carrying JSON text without an `ETag` (a page that still grows); a 304 only for `If-None-Match: *`. */
+  untagged(text: string): Response {
+    if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#mark(jsonResponse(200, text, this.#carried));
+    return this.#mark(notModified(text, this.#carried));
+  }
+
+  /** An answer without a body (a 204), carrying the route's headers. */
+  empty(status: number, headers?: Readonly<Record<string, string>>): Response {
+    return this.#mark(new Response(null, { status, headers: this.#merged(headers) }));
   }
 
   /** The JSON text of a pet. */
@@ -106,6 +111,6 @@ export class Context {
   }
 
   #merged(headers: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
-    return headers === undefined ? this.#prepared : joinHeaders(this.#prepared, headers);
+    return headers === undefined ? this.#carried : joinHeaders(this.#carried, headers);
   }
 }

@@ -18,7 +18,7 @@ export async function createPet(context: Context): Promise<Response> {
   const key = readIdempotencyKey(context.request.headers.get("idempotency-key"));
   if (!key.ok) return context.error("invalid_header", `${ACTION}: ${key.issues.join("; ")}`);
   const body = await readJsonBody(context.request, context.maxBodyBytes, ACTION);
-  if (!body.ok) return context.error(body.issues.code, body.issues.message, body.issues.headers); // 400, 413 or 415
+  if (!body.ok) return context.error(body.refusal.code, body.refusal.message, body.refusal.headers); // 400, 413 or 415
   const pet = validateNewPet(body.value);
   if (!pet.ok) return context.error("invalid_body", `${ACTION}: ${joinIssues(pet.issues)}`);
   if (key.value === undefined) return created(context, await context.store.create(pet.value), false);
@@ -32,7 +32,7 @@ async function createOnce(context: Context, pet: NewPet, keyText: string): Promi
     return context.error("not_implemented", `${ACTION}: this server's store keeps no idempotency keys; send the create without "Idempotency-Key"`);
   }
   const key = await idempotency.scope(context.request.headers.get("authorization"), keyText);
-  if (!idempotency.claim(key)) {
+  if (!idempotency.startAnswering(key)) {
     return context.error(
       "idempotency_key_in_use",
       `${ACTION}: a request with this Idempotency-Key is still being answered; retry once it is answered`,
@@ -43,7 +43,7 @@ async function createOnce(context: Context, pet: NewPet, keyText: string): Promi
   try {
     outcome = await store.createWithKey(pet, key);
   } finally {
-    idempotency.release(key);
+    idempotency.doneAnswering(key);
   }
   if (outcome.replayed && !samePet(outcome.pet, pet)) {
     return context.error(

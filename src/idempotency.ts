@@ -42,8 +42,8 @@ export function readIdempotencyKey(header: string | null): Validation<string | u
 export interface IdempotencyGuard {
   /** The scoped key for a request's `Idempotency-Key`, its client named by a digest of the request's API key. */
   scope(authorization: string | null, key: string): Promise<IdempotencyKey>;
-  /** Claims `key` for the request answering it; false when another request holds it (the repeat answers 409). */
-  claim(key: IdempotencyKey): boolean;
-  /** Releases `key` once its request is answered. */
-  release(key: IdempotencyKey): void;
+  /** Notes that a request is being answered under `key`; false when another one already is (the repeat answers 409). */
+  startAnswering(key: IdempotencyKey): boolean;
+  /** Notes that the request under `key` is answered, so a retry with it is no longer a 409. */
+  doneAnswering(key: IdempotencyKey): void;
 }

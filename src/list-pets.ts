@@ -18,10 +18,10 @@ export async function listPets(context: Context): Promise<Response> {
   const { limit } = query.value;
   // One pet more than asked tells whether a next page exists without a second query.
   const pets = await context.store.list({ ...query.value, limit: limit + 1 });
-  if (pets.length <= limit) return context.current(context.pageJson(pets));
+  if (pets.length <= limit) return context.untagged(context.pageJson(pets));
   const page = pets.slice(0, limit);
   const next = nextPageUrl(context.baseUrl, query.value, page[page.length - 1]!.id);
-  return context.unchanging(context.pageJson(page), { link: `<${next}>; rel="next"` });
+  return context.tagged(context.pageJson(page), { link: `<${next}>; rel="next"` });
 }
 
 /** The URL of the page after `lastId`, keeping the page size and filter (RFC 8288 target). */

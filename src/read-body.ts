@@ -3,7 +3,7 @@
  * Reads a JSON request body as text: checks its media type and encoding, and stops reading as soon
  * as it grows past the size limit, so an oversized upload is never buffered.
  */
-import type { Validation } from "./validation.ts";
+import type { Refusable } from "./validation.ts";
 import type { Refusal } from "./errors.ts";
 import { refusal } from "./errors.ts";
 
@@ -15,23 +15,23 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
  * Reads the body of a request that must carry `application/json` of at most `maxBytes` bytes: the
  * text, or the refusal (400, 413 or 415) that refuses it.
  */
-export async function readJsonBody(request: Request, maxBytes: number, action: string): Promise<Validation<string, Refusal>> {
+export async function readJsonBody(request: Request, maxBytes: number, action: string): Promise<Refusable<string, Refusal>> {
   const declaredLength = request.headers.get("content-length");
   const refused = checkHeaders(request.headers, declaredLength, maxBytes, action);
-  if (refused !== undefined) return { ok: false, issues: refused };
+  if (refused !== undefined) return { ok: false, refusal: refused };
   let bytes: Uint8Array | undefined;
   try {
     // A declared length is already checked against the limit, and the runtime stops the body at
     // that length, so it is read in one go; an undeclared one is streamed up to the limit.
     bytes = declaredLength === null ? await readAtMost(request.body, maxBytes) : new Uint8Array(await request.arrayBuffer());
   } catch {
-    return { ok: false, issues: refusal("invalid_body", `${action}: the body could not be read to its end`) };
+    return { ok: false, refusal: refusal("invalid_body", `${action}: the body could not be read to its end`) };
   }
-  if (bytes === undefined || bytes.byteLength > maxBytes) return { ok: false, issues: tooLarge(maxBytes, action) };
+  if (bytes === undefined || bytes.byteLength > maxBytes) return { ok: false, refusal: tooLarge(maxBytes, action) };
   try {
     return { ok: true, value: decoder.decode(bytes) };
   } catch {
-    return { ok: false, issues: refusal("invalid_body", `${action}: body is not valid UTF-8`) };
+    return { ok: false, refusal: refusal("invalid_body", `${action}: body is not valid UTF-8`) };
   }
 }
 

@@ -12,13 +12,13 @@
  * does not take part in routing. A wrap puts headers on an answer with `setHeaders` alone.
  *
  * A plug is made once per app from what the app tells it (`PlugSetup`) and gives steps the app asks
- * about every request before routing: every plug's `outer` step in list order, then every plug's
- * `inner` step in list order. A step answers the request (the first answer ends the asking), or gives
+ * about every request before routing: every plug's `early` step in list order, then every plug's
+ * `late` step in list order. A step answers the request (the first answer ends the asking), or gives
  * headers every answer to the request carries, or does nothing. An answer carries the headers
  * collected before it. So with `[health(), rateLimit(…), cors(…)]`, `GET /health` is answered before
- * anything is counted or marked (health's outer step), a 429 carries CORS's headers (CORS's outer
+ * anything is counted or marked (health's early step), a 429 carries CORS's headers (CORS's early
  * step came first), and a CORS preflight is counted and carries the `RateLimit` fields (CORS answers
- * it in its inner step).
+ * it in its late step).
  */
 import type { PetStore } from "./store.ts";
 
@@ -75,10 +75,12 @@ export type PlugStep = (request: Request, path: string, connection: ConnectionIn
 
 /** What a plug does with every request, before routing. Synchronous, so a plug costs a call where it has nothing to do. */
 export interface PlugSteps {
+  /** The plug's name, e.g. `cors`: an app refuses two plugs of one name (their headers would be sent twice). */
+  readonly name?: string;
   /** Asked first, every plug's in list order: headers every answer carries (CORS), or an answer nothing else marks (health). */
-  readonly outer?: PlugStep;
+  readonly early?: PlugStep;
   /** Asked next, every plug's in list order: an answer (a 429, a preflight, a page) or headers every answer carries (`RateLimit`). */
-  readonly inner?: PlugStep;
+  readonly late?: PlugStep;
   /** The paths outside the base path the plug answers, each with its methods as an `Allow` value: `{ "/": "GET, HEAD" }`. */
   readonly paths?: Readonly<Record<string, string>>;
 }

@@ -1,12 +1,13 @@
 /**
  * @module
- * The pet validators: the body of `POST /pets`, and a stored pet record (the same plus its id), each
- * from JSON text to a clean value or every problem found. How `name` and `categoryId` are judged
- * (code points, control characters, numbers as written) is in `_internal/_pet-fields.ts`.
+ * The pet validators: the body of `POST /pets`, a stored pet record (the same plus its id), each
+ * from JSON text to a clean value or every problem found, and a pet id in a path; then the checks
+ * of `name` and `categoryId` (code points against UTF-16 units, control characters, numbers as the
+ * client wrote them).
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
-import { isPetStatus, withId } from "./pet.ts";
-import { categoryIdProblem, nameProblem, newNameProblem } from "./_internal/_pet-fields.ts";
+import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, withId } from "./pet.ts";
+import { hasFractionOrExponent, isIntegerLiteral, parseCanonicalInteger, topLevelNumberLiterals } from "./_internal/_number-literals.ts";
 import type { Validation } from "./validation.ts";
 import { describe, invalid, statusProblem, valid } from "./validation.ts";
 
@@ -38,6 +39,13 @@ export function validateStoredPet(text: string, known: readonly string[] = STORE
     : [`"id" must be a positive integer, got ${describe(id)}`];
   const pet = checkFields(record.value, text, known, idProblems, nameProblem);
   return pet.ok ? valid(withId(id as number, pet.value)) : pet;
+}
+
+/** A pet id as a path holds it (`petId`, still percent-encoded): a positive integer in plain decimal, or the problem. */
+export function validatePetId(text: string): Validation<number> {
+  const id = parseCanonicalInteger(text);
+  if (id !== undefined && id > 0) return valid(id);
+  return invalid([`"petId" must be a positive integer up to ${MAX_EXACT_INTEGER} without leading zeros, got ${describe(text)}`]);
 }
 
 function parseObject(text: string, what: string): Validation<Record<string, unknown>> {
@@ -80,4 +88,54 @@ function unknownFieldProblem(key: string): string {
 
 function statusFieldProblem(value: unknown): string | undefined {
   return value === undefined || isPetStatus(value) ? undefined : statusProblem(value);
+}
+
+/** The problem with a stored pet's name: missing, not a string, blank, not Unicode text, or too long. */
+export function nameProblem(value: unknown): string | undefined {
+  if (value === undefined) return '"name" is required';
+  if (typeof value !== "string") return `"name" must be a string, got ${describe(value)}`;
+  if (value.trim() === "") return '"name" must not be empty or only whitespace';
+  if (!value.isWellFormed()) return '"name" must be valid Unicode text (it holds a lone surrogate)';
+  // `length` counts UTF-16 units, never fewer than code points: count code points only when it matters.
+  if (value.length <= NAME_MAX_LENGTH) return undefined;
+  const length = [...value].length;
+  return length > NAME_MAX_LENGTH ? `"name" must be at most ${NAME_MAX_LENGTH} characters, got ${length}` : undefined;
+}
+
+/**
+ * Control characters (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) in a new name: PostgreSQL
+ * cannot store U+0000 at all, and the others (line breaks, tabs, terminal escapes) are no part of a
+ * name and would reach every client that lists it. Refused on every store, in the same words.
+ */
+const CONTROL_CHARACTER = /\p{Cc}/u;
+
+/** The problem with a new pet's name: a stored name's, or a control character. */
+export function newNameProblem(value: unknown): string | undefined {
+  return nameProblem(value) ?? controlCharacterProblem(value as string);
+}
+
+function controlCharacterProblem(value: string): string | undefined {
+  const found = CONTROL_CHARACTER.exec(value);
+  if (found === null) return undefined;
+  const codePoint = found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0");
+  const position = [...value.slice(0, found.index)].length + 1;
+  return `"name" must not contain control characters (U+0000 to U+001F, U+007F to U+009F), got U+${codePoint} at character ${position}`;
+}
+
+/** The problem with a `categoryId`, judged as written in `text` (the whole body): an exact integer in range. */
+export function categoryIdProblem(value: unknown, text: string): string | undefined {
+  if (value === undefined) return '"categoryId" is required';
+  if (typeof value !== "number") return `"categoryId" must be an integer, got ${describe(value)}`;
+  // JSON.parse has already rounded the value: judge the number as the client wrote it. A plain
+  // integer literal that parses to a safe integer is exact, so the common case needs no more.
+  if (Number.isSafeInteger(value) && !hasFractionOrExponent(text)) return undefined;
+  const written = topLevelNumberLiterals(text).get("categoryId") ?? String(value);
+  if (!Number.isInteger(value)) return `"categoryId" must be an integer, got ${written}`;
+  if (!isIntegerLiteral(written)) {
+    return `"categoryId" must be written as a plain integer (no fraction or exponent), got ${written}`;
+  }
+  if (!Number.isSafeInteger(value)) {
+    return `"categoryId" must be between ${-MAX_EXACT_INTEGER} and ${MAX_EXACT_INTEGER}, got ${written}`;
+  }
+  return undefined;
 }

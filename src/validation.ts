@@ -4,12 +4,11 @@
  */
 import { PET_STATUSES } from "./pet.ts";
 
-/**
- * A validated value, or every problem found, each naming the field and what was wrong. Every check
- * in the service answers in this shape; one whose refusal carries its own code (the body reader)
- * names a `Refusal` as its `Issues`.
- */
-export type Validation<T, Issues = string[]> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: Issues };
+/** A validated value, or every problem found, each naming the field and what was wrong: what every validator answers. */
+export type Validation<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly issues: string[] };
+
+/** A value, or the one refusal that stopped it, which carries its own answer (the body reader's 400, 413 or 415). */
+export type Refusable<T, Why> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly refusal: Why };
 
 /** A successful validation. */
 export function valid<T>(value: T): Validation<T> {

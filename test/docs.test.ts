@@ -61,7 +61,8 @@ describe("the README is a front door", () => {
     expect(learn).toContain("**The store interface**");
     expect(learn).toContain("**Plugs**");
     expect(learn).toContain("`Plug` in `src/types.ts`");
-    expect(learn).toMatch(/observers \(access\s+log, metrics\) wrap the app/);
+    expect(learn).toContain("**Wraps**");
+    expect(learn).toContain("`Wrap` in `src/types.ts`");
   });
 
   test("its error object is what the app answers a create with an empty name", async () => {
@@ -96,4 +97,12 @@ test("every relative link in the README and docs/ names a file that exists, and 
     }
   }
   expect(broken).toEqual([]);
+});
+
+test("docs/architecture.md has a row for every source file under src/ and adapters/, and none for a file that is gone", () => {
+  const page = readFileSync("docs/architecture.md", "utf8");
+  const rows = [...page.matchAll(/^\| `((?:src|adapters)\/[^`]+\.ts)` \|/gm)].map((match) => match[1]!).sort();
+  const files = ["src", "adapters"].flatMap((folder) =>
+    readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts")).map((file) => `${folder}/${file}`)).sort();
+  expect(rows).toEqual(files);
 });

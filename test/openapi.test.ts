@@ -87,7 +87,8 @@ describe("the OpenAPI document", () => {
   });
 
   test("describes exactly the routes the service serves, with HEAD beside every GET, each with bearer security", () => {
-    const documented = operations().filter(({ method }) => method === "GET" || method === "POST").map(({ path, method }) => `${method} ${path}`).sort();
+    // Every method but those the core answers for any route: HEAD (as GET) and OPTIONS (a preflight).
+    const documented = operations().filter(({ method }) => method !== "HEAD" && method !== "OPTIONS").map(({ path, method }) => `${method} ${path}`).sort();
     const served = ROUTES.filter((route) => !route.public).map((route) => `${route.method} ${route.path}`).sort();
     expect(documented).toEqual(served);
     const heads = operations().filter(({ method }) => method === "HEAD").map(({ path }) => `GET ${path}`).sort();
@@ -123,6 +124,14 @@ describe("the OpenAPI document", () => {
     // CORS is off unless configured: OPTIONS is answered as any request.
     expect((await call(testApp(), "/v1/pets", { method: "OPTIONS", headers: AUTH })).status).toBe(405);
     expect((await call(testApp(), "/v1/pets", { method: "OPTIONS" })).status).toBe(401);
+  });
+
+  test("each preflight names the methods the service allows at its path", async () => {
+    for (const path of Object.keys(at("paths"))) {
+      const allowed = (await call(testApp(), `/v1${path.replace("{petId}", "1")}`, { method: "OPTIONS", headers: AUTH })).headers.get("allow");
+      const named = /may send (.+) with the listed headers/.exec(at("paths", path, "options").responses["204"].description)?.[1];
+      expect(named?.replace(" and ", ", ").split(", ").toSorted()).toEqual(allowed!.split(", ").toSorted());
+    }
   });
 
   test("names the operations as the interface does, getPet deprecated", () => {

@@ -1,7 +1,7 @@
 /**
  * @module
- * What an operator sees of the standalone server on one runtime: `GET /health`, and the access log
- * on stdout with `X-Request-Id`. Run for every runtime by `http.test.ts`.
+ * What an operator sees of the standalone server on one runtime: `GET /health`, the access log
+ * on stdout with `X-Request-Id`, and `Server-Timing`. Run for every runtime by `http.test.ts`.
  */
 import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
@@ -89,6 +89,8 @@ export function operationsSuite(runtime: Runtime): void {
         const response = await fetch(`${server.url}/pets?limit=3`, { headers: AUTH });
         const id = response.headers.get("x-request-id");
         expect(id).toMatch(/^[0-9a-f-]{36}$/);
+        // Off by default.
+        expect(response.headers.get("server-timing")).toBeNull();
         const line = await lineMatching(server.output, new RegExp(` ${id} `));
         expect(line).toMatch(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=3 200 2 [0-9.]+ms$`));
         await fetch(`${server.url}/pets`, { headers: { authorization: "Bearer not-the-key" } });
@@ -133,6 +135,22 @@ export function operationsSuite(runtime: Runtime): void {
         expect(created.status).toBe(201);
         const line = await lineMatching(server.output, / POST \/v1\/pets\?/);
         expect(line).toContain("POST /v1/pets?%F0%9F%98%80 201");
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("SERVER_TIMING=on gives every answer Server-Timing (the 401 and 404 too), and CORS lets a page read it", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, SERVER_TIMING: "on", CORS_ORIGINS: "*" });
+      try {
+        const answers = await Promise.all([
+          fetch(`${server.url}/pets`, { headers: { ...AUTH, origin: "https://app.example" } }),
+          fetch(`${server.url}/pets`),
+          fetch(`${server.url}/nowhere`, { headers: AUTH }),
+        ]);
+        expect(answers.map((answer) => answer.status)).toEqual([200, 401, 404]);
+        for (const answer of answers) expect(answer.headers.get("server-timing")).toMatch(/^app;dur=[0-9]+\.[0-9]{3}$/);
+        expect(answers[0]!.headers.get("access-control-expose-headers")?.split(", ")).toContain("Server-Timing");
       } finally {
         await server.stop("SIGKILL");
       }

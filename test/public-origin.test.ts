@@ -122,7 +122,8 @@ describe("paths in one normal form", () => {
 
   test("characters a URL must encode are echoed percent-encoded, as Bun hands them over", async () => {
     const response = await fromHost(testApp(), "pets.test", "/v1/pets/{petId}", { method: "PUT" });
-    expect((await errorOf(response)).message).toBe("Cannot PUT /v1/pets/%7BpetId%7D: allowed methods are GET, HEAD");
+    // The methods are routing's business (routing.test.ts); here, only how the path is echoed.
+    expect((await errorOf(response)).message).toStartWith("Cannot PUT /v1/pets/%7BpetId%7D: allowed methods are ");
   });
 });
 

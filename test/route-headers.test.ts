@@ -14,6 +14,7 @@ const routes: readonly Route[] = [
   ...ROUTES.map((route) => (route.method === "GET" && route.path === "/pets" ? { ...route, deprecation: GONE } : route)),
   { method: "GET", path: "/odd/throws", handler: () => Promise.reject(new Error("broken on purpose")), deprecation: GONE },
   { method: "GET", path: "/odd/plain", handler: () => Promise.resolve(new Response("plain", { status: 200 })), deprecation: GONE },
+  { method: "DELETE", path: "/odd/empty", handler: (context) => Promise.resolve(context.empty(204)), deprecation: GONE },
 ];
 
 async function appWithPets(count: number) {
@@ -30,6 +31,13 @@ function expectDeprecated(response: Response): void {
 }
 
 describe("a route's facts are headers on every answer of the route, whatever its handler does", () => {
+  test("context.empty answers without a body and carries the route's headers", async () => {
+    const app = await appWithPets(0);
+    const response = await call(app, "/v1/odd/empty", { method: "DELETE", headers: AUTH });
+    expect([response.status, await response.text(), response.headers.get("content-type")]).toEqual([204, "", null]);
+    expectDeprecated(response);
+  });
+
   test("a deprecated GET /pets carries Deprecation, Sunset and Link on 200, 304, 400, 401 and 405", async () => {
     const app = await appWithPets(3);
     const full = await call(app, "/v1/pets?limit=2", { headers: AUTH });

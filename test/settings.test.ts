@@ -4,8 +4,13 @@ import { join } from "node:path";
 import { usage } from "../adapters/server/command-line.ts";
 import { readConfig } from "../adapters/server/config.ts";
 import { SETTINGS } from "../adapters/server/settings.ts";
+import packageJson from "../package.json" with { type: "json" };
 
 const ROOT = join(import.meta.dir, "..");
+
+// What postgres.js reads besides the settings: PG* (PGHOST, PGPASSWORD, …), and USER, USERNAME or
+// LOGNAME for a DATABASE_URL without a user name.
+const POSTGRES_CLIENT_VARIABLES = ["PG*", "USER", "USERNAME", "LOGNAME"];
 
 /** The rows of the configuration table in the page that documents the settings: variable, flag, default. */
 function documentedSettings(): string[][] {
@@ -49,5 +54,10 @@ describe("one table of settings", () => {
     for (const setting of SETTINGS) {
       expect(text).toMatch(new RegExp(`--${setting.flag.slice(2)} ${setting.variable} +${(setting.default ?? "unset").replace(".", "\\.")} +${setting.summary.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
     }
+  });
+
+  test("Deno may read exactly the settings' variables and postgres.js's: npm run start:deno's --allow-env (deno task start runs the same, deno-task.test.ts)", () => {
+    const allowed = /--allow-env=(\S+)/.exec(packageJson.scripts["start:deno"])?.[1]?.split(",") ?? [];
+    expect(allowed.toSorted()).toEqual([...SETTINGS.map((setting) => setting.variable), ...POSTGRES_CLIENT_VARIABLES].toSorted());
   });
 });

@@ -115,6 +115,16 @@ test("a plug imports only the core's public surface (src/mod.ts, src/types.ts) a
   expect(offending).toEqual([]);
 });
 
+test("the server (adapters/server/) takes the core through its public surface, the plugs' entries and src/_internal/mod.ts only", () => {
+  const allowed = (target: string) => target === "src/mod.ts" || target === "src/_internal/mod.ts" || /^src\/plugs\/[\w-]+\/mod\.ts$/.test(target);
+  const offending = sources("adapters/server").flatMap(({ file, lines }) =>
+    lines
+      .flatMap((line) => [...line.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)].map((match) => normalize(join(dirname(file), match[1]!))))
+      .filter((target) => target.startsWith("src/") && !allowed(target))
+      .map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+});
+
 // Issue 34's budget for the interface a learner reads: mechanics go to src/_internal/, not to the top.
 // An operation (the files routes.ts takes a handler from) is budgeted apart, one file each, so
 // adding one never pushes a rule out of the interface (issue 42).

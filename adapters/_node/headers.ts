@@ -11,10 +11,9 @@
  * then holds the headers for good.
  */
 
-// RFC 9110 §5.6.2: a field name is a token. The Fetch API refuses NUL, CR, LF and anything past
-// U+00FF (not a byte) in a value, and strips HTTP whitespace from its ends.
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FORBIDDEN_IN_VALUE = /[\0\r\n\u0100-\uffff]/;
+import { FORBIDDEN_IN_HEADER_VALUE as FORBIDDEN_IN_VALUE, HEADER_NAME as TOKEN } from "../../src/_internal/_header-records.ts";
+
+// The Fetch API strips HTTP whitespace from a value's ends.
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 /** A `Headers` over a plain record of lowercase names, or `undefined` when `init` is not one. */

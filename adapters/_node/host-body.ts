@@ -19,7 +19,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { IncomingMessage } from "node:http";
-import type { Validation } from "../../src/validation.ts";
+import type { Refusable } from "../../src/validation.ts";
 import { errorResponse } from "../../src/errors.ts";
 
 const HOST_READ_THE_BODY = "a body parser before this handler already read the request body";
@@ -49,7 +49,7 @@ type ParsedRequest = IncomingMessage & { body?: unknown; app?: unknown };
  * `JSON.stringify`, which recurses where `JSON.parse` did not (about 5,000 levels on Node 20; the
  * service refuses such a body anyway).
  */
-export function hostParsedBody(incoming: IncomingMessage): Validation<Uint8Array | string, HostBodyRefusal> {
+export function hostParsedBody(incoming: IncomingMessage): Refusable<Uint8Array | string, HostBodyRefusal> {
   const { body: parsed, app } = incoming as ParsedRequest;
   if (parsed instanceof Uint8Array) return { ok: true, value: parsed };
   const mountFirst = typeof app === "function" ? MOUNT_FIRST_EXPRESS : undefined;
@@ -77,8 +77,8 @@ function isAsSent(text: string, incoming: IncomingMessage): boolean {
   return declared !== undefined && Buffer.byteLength(text) === Number(declared);
 }
 
-function refused(code: "internal_error" | "invalid_body", reason: string): Validation<never, HostBodyRefusal> {
-  return { ok: false, issues: { reason, answer: errorResponse(code, `Cannot read the request body: ${reason}`) } };
+function refused(code: "internal_error" | "invalid_body", reason: string): Refusable<never, HostBodyRefusal> {
+  return { ok: false, refusal: { reason, answer: errorResponse(code, `Cannot read the request body: ${reason}`) } };
 }
 
 /** What the bridge reports, once, when it hands on a body a host's parser read. */

@@ -16,7 +16,7 @@
 import process from "node:process";
 import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import { setHeaders } from "../../src/mod.ts";
-import { rawTarget } from "../../src/_internal/_request-target.ts";
+import { rawTarget } from "../../src/_internal/mod.ts";
 import { createBatch } from "./_batch.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */

@@ -8,7 +8,7 @@ import type { Validation } from "../../src/mod.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
 import type { OperateSettings } from "./operate-settings.ts";
-import { isBearerToken } from "../../src/auth.ts";
+import { isBearerToken } from "../../src/_internal/mod.ts";
 import { parseCorsOrigins } from "../../src/plugs/cors/mod.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { readEdgeSettings } from "./edge-settings.ts";

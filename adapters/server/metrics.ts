@@ -12,9 +12,8 @@
 import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import type { Histogram } from "./_metric-kinds.ts";
 import type { StoreMetrics } from "./_store-metrics.ts";
-import { errorResponse } from "../../src/errors.ts";
-import { splitUrl } from "../../src/_internal/_request-target.ts";
-import { ROUTES } from "../../src/routes.ts";
+import { errorResponse } from "../../src/mod.ts";
+import { ROUTES, splitUrl } from "../../src/_internal/mod.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 import { processText } from "./_process-metrics.ts";

@@ -1,16 +1,19 @@
 /**
  * @module
- * The standalone server's settings for operating it: the per-key rate limit (`RATE_LIMIT`) and the
- * port `GET /metrics` is served on (`METRICS_PORT`). Both are off unless set.
+ * The standalone server's settings for operating it: the per-key rate limit (`RATE_LIMIT`), the
+ * port `GET /metrics` is served on (`METRICS_PORT`) and the `Server-Timing` header (`SERVER_TIMING`).
+ * Each is off unless set.
  */
 import type { RateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { parseRateLimit } from "../../src/plugs/rate-limit/mod.ts";
 
-/** The rate limit and the metrics port; each is off when absent. */
+/** The rate limit, the metrics port and `Server-Timing`; each is off when absent. */
 export interface OperateSettings {
   readonly rateLimit?: RateLimit;
   /** The port of the metrics listener; 0 picks a free one. */
   readonly metricsPort?: number;
+  /** Present when every answer carries `Server-Timing` (`SERVER_TIMING=on`). */
+  readonly serverTiming?: true;
 }
 
 /** Reads the settings through `setting`, adding every problem found to `problems`; `port` is the API's, which metrics may not share. */
@@ -25,5 +28,7 @@ export function readOperateSettings(setting: (name: string) => string | undefine
   } else if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
     problems.push(`METRICS_PORT must differ from PORT (metrics are served on a listener of their own), got ${metricsPort} for both`);
   }
-  return { ...(limit?.ok ? { rateLimit: limit.value } : {}), ...(metricsPort === undefined ? {} : { metricsPort }) };
+  const timing = setting("SERVER_TIMING");
+  if (timing !== "on" && timing !== "off") problems.push(`SERVER_TIMING must be "on" or "off", got "${timing}"`);
+  return { ...(limit?.ok ? { rateLimit: limit.value } : {}), ...(metricsPort === undefined ? {} : { metricsPort }), ...(timing === "on" ? { serverTiming: true } : {}) };
 }

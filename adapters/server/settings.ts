@@ -32,6 +32,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "IDLE_TIMEOUT", flag: "--idle-timeout", default: String(DEFAULT_TIMEOUTS.idleSeconds), summary: "Seconds a keep-alive connection may sit idle (1-255)" },
   { variable: "RATE_LIMIT", flag: "--rate-limit", default: undefined, summary: "Requests per key: 100/s, 6000/min, 10/h, optionally ,burst=200" },
   { variable: "METRICS_PORT", flag: "--metrics-port", default: undefined, summary: "Serves Prometheus metrics at GET /metrics on this port" },
+  { variable: "SERVER_TIMING", flag: "--server-timing", default: "off", summary: "on gives every answer a Server-Timing header: the time the service took" },
   { variable: "DENO_SERVER", flag: "--deno-server", default: "node:http", summary: "On Deno: node:http, or Deno.serve (faster, no header or idle timeout)" },
 ].map((setting) => Object.freeze(setting)));
 

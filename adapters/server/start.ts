@@ -1,8 +1,8 @@
 /**
  * @module
  * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
- * `GET /health` and the access log, print the base URL, and on SIGINT/SIGTERM finish in-flight
- * requests, close the store and exit 0.
+ * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
+ * the base URL, and on SIGINT/SIGTERM finish in-flight requests, close the store and exit 0.
  */
 import { dirname } from "node:path";
 import process from "node:process";
@@ -29,6 +29,7 @@ import { createNotices } from "./notices.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
+import { serverTiming } from "./server-timing.ts";
 import { openPostgresStore } from "../postgres-store/mod.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
@@ -112,12 +113,12 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
-  return serverWraps(log, metrics).reduce((wrapped, wrap) => wrap(wrapped), app);
+  return serverWraps(config, log, metrics).reduce((wrapped, wrap) => wrap(wrapped), app);
 }
 
-/** The server's wraps, innermost first: the access log unless it is off, then the metrics around it (a request's latency includes the log's work). */
-function serverWraps(log: AccessLog | undefined, metrics: Metrics | undefined): Wrap[] {
-  return [...(log === undefined ? [] : [log.wrap]), ...(metrics === undefined ? [] : [metrics.wrap])];
+/** The server's wraps, innermost first: `Server-Timing` (the app's own time), the access log, then the metrics around both (a request's latency includes the log's work). */
+function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metrics | undefined): Wrap[] {
+  return [...(config.serverTiming === true ? [serverTiming] : []), ...(log === undefined ? [] : [log.wrap]), ...(metrics === undefined ? [] : [metrics.wrap])];
 }
 
 /** The server's plugs, in the order they are asked: `/health` before anything counts it, then the rate limit, CORS and the reference page at `/`. */

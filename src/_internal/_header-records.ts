@@ -1,8 +1,24 @@
 /**
  * @module
- * Private: headers as the app prepares them for a request, frozen records rather than `Headers`
+ * Private: headers as the app collects them for a request, frozen records rather than `Headers`
  * (see `context.ts`): none, two sets joined, and a set put on an answer made some other way.
  */
+
+// RFC 9110 §5.6.2: a field name is a token. The Fetch API refuses NUL, CR, LF and anything past
+// U+00FF (not a byte) in a value.
+/** A header name the Fetch API takes. */
+export const HEADER_NAME: RegExp = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** What the Fetch API refuses in a header value. */
+export const FORBIDDEN_IN_HEADER_VALUE: RegExp = /[\0\r\n\u0100-\uffff]/;
+
+/** The first of `headers` the Fetch API would refuse, as its name, or `undefined` when all are sound. */
+export function refusedHeader(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
+    if (!HEADER_NAME.test(name) || typeof value !== "string" || FORBIDDEN_IN_HEADER_VALUE.test(value)) return name;
+  }
+  return undefined;
+}
 
 /** Headers for no route in particular. */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});

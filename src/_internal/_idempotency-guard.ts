@@ -22,13 +22,13 @@ export function createIdempotencyGuard(): IdempotencyGuard {
       }
       return { client: await digest, key };
     },
-    claim(key) {
+    startAnswering(key) {
       const name = tableKey(key);
       if (inFlight.has(name)) return false;
       inFlight.add(name);
       return true;
     },
-    release(key) {
+    doneAnswering(key) {
       inFlight.delete(tableKey(key));
     },
   };

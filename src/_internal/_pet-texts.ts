@@ -90,7 +90,7 @@ export function createPetTexts(): PetTexts {
   }
   function taggedHeaders(text: string, extra: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
     const kept = taggedOf(text);
-    // The same record (a request's prepared headers, often none) is found by reference.
+    // The same record (the headers a request's answers carry, often none) is found by reference.
     if (kept.ready?.extra === extra) return kept.ready.headers;
     const key = extraKey(extra);
     if (kept.ready?.key === key) return kept.ready.headers;

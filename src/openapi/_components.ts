@@ -40,6 +40,7 @@ export const ANSWER_HEADERS: JsonObject = {
   "X-Request-Id": ref("headers", "RequestId"),
   "RateLimit-Policy": ref("headers", "RateLimit-Policy"),
   RateLimit: ref("headers", "RateLimit"),
+  "Server-Timing": ref("headers", "Server-Timing"),
   "Access-Control-Allow-Origin": ref("headers", "Access-Control-Allow-Origin"),
   "Access-Control-Expose-Headers": ref("headers", "Access-Control-Expose-Headers"),
   Vary: ref("headers", "Vary"),
@@ -288,6 +289,12 @@ export const HEADERS: Record<string, Json> = {
       "the window resets in 1 second), as in IETF draft-ietf-httpapi-ratelimit-headers.",
     schema: { type: "string", maxLength: 1024, pattern: SF_LIST },
   },
+  "Server-Timing": {
+    description:
+      "Only when the standalone server's SERVER_TIMING is on (off by default): how long the service took to make the answer, " +
+      "in milliseconds, as W3C Server Timing, e.g. `app;dur=0.412`.",
+    schema: { type: "string", maxLength: 64, pattern: "^app;dur=[0-9]{1,12}\\.[0-9]{3}$" },
+  },
   "Access-Control-Allow-Origin": {
     description:
       "Only when CORS is configured (CORS_ORIGINS; off by default) and the request's Origin is allowed: that origin, " +
@@ -295,7 +302,7 @@ export const HEADERS: Record<string, Json> = {
     schema: { type: "string", maxLength: 2048, pattern: "^(?:\\*|null|[A-Za-z][A-Za-z0-9+.-]*://[^\\s/?#]+)$" },
   },
   "Access-Control-Expose-Headers": {
-    description: "With CORS on: the answer headers a page may read (Location, Link, ETag, X-Request-Id, Deprecation, Sunset, Idempotent-Replayed, the rate-limit headers).",
+    description: "With CORS on: the answer headers a page may read, every one this document declares on an answer beyond the CORS-safelisted ones.",
     schema: { type: "string", maxLength: 1024, pattern: TOKEN_LIST },
   },
   Vary: {

@@ -236,6 +236,15 @@ function headOf(get: JsonObject): JsonObject {
   };
 }
 
+/** A path's operations: the ones given, HEAD beside GET, and the CORS preflight naming every method. */
+function pathItem(preflightId: string, operations: { readonly get?: JsonObject; readonly [method: string]: JsonObject | undefined }): JsonObject {
+  const { get, ...others } = operations;
+  const methods: JsonObject = { ...(get === undefined ? {} : { get, head: headOf(get) }), ...others } as JsonObject;
+  const names = Object.keys(methods).map((method) => method.toUpperCase());
+  const listed = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return { ...methods, options: preflight(preflightId, listed) };
+}
+
 /** The CORS preflight of a path. */
 function preflight(operationId: string, methods: string): JsonObject {
   return {
@@ -319,12 +328,7 @@ export const OPENAPI_DOCUMENT: Json = {
     { name: "cors", description: "Browser preflight requests, answered only when CORS is configured." },
   ],
   paths: {
-    "/pets": {
-      get: listPets,
-      head: headOf(listPets),
-      post: createPet,
-      options: preflight("preflightPets", "GET, HEAD and POST"),
-    },
+    "/pets": pathItem("preflightPets", { get: listPets, post: createPet }),
     "/pets/{petId}": {
       parameters: [
         {
@@ -336,15 +340,9 @@ export const OPENAPI_DOCUMENT: Json = {
           schema: INTEGERS.petId,
         },
       ],
-      get: getPet,
-      head: headOf(getPet),
-      options: preflight("preflightPet", "GET and HEAD"),
+      ...pathItem("preflightPet", { get: getPet }),
     },
-    "/store/orders": {
-      get: listStoreOrders,
-      head: headOf(listStoreOrders),
-      options: preflight("preflightStoreOrders", "GET and HEAD"),
-    },
+    "/store/orders": pathItem("preflightStoreOrders", { get: listStoreOrders }),
   },
   components: {
     parameters: PARAMETERS,

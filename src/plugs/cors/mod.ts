@@ -83,8 +83,8 @@ export function parseCorsOrigins(text: string): Validation<CorsOrigins> {
 
 /**
  * CORS for an app: every answer to a request from an allowed origin carries
- * `Access-Control-Allow-Origin` and `-Expose-Headers` (its outer step), and a preflight from one to
- * a path the app answers is answered 204 without a key (its inner step, after a rate limit has
+ * `Access-Control-Allow-Origin` and `-Expose-Headers` (its early step), and a preflight from one to
+ * a path the app answers is answered 204 without a key (its late step, after a rate limit has
  * counted it). With a list of origins every answer also says `Vary: Origin`, since whether it
  * carries them depends on `Origin`. The headers are frozen records made once per origin, which the
  * app puts on every answer as it makes it (see `context.ts`).
@@ -114,12 +114,13 @@ function corsSteps(origins: CorsOrigins, methodsAt: (path: string) => string | u
   );
 
   return {
-    outer: (request) => {
+    name: "cors",
+    early: (request) => {
       // With "*" every answer carries it, whatever the Origin, or none.
       const origin = anyOrigin ? "*" : request.headers.get("origin");
       return (origin === null ? undefined : allowedOutcomes.get(origin)) ?? notAllowed;
     },
-    inner: (request, path) => {
+    late: (request, path) => {
       const origin = request.headers.get("origin");
       // Only `headers.get`: the core reads no more of a request (src/_internal/_fetch-contract.ts).
       if (origin === null || request.method !== "OPTIONS" || request.headers.get("access-control-request-method") === null) return undefined;

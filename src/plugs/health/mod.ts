@@ -2,7 +2,7 @@
  * @module
  * `GET /health` for load balancers and container probes: 200 `{"status":"ok"}` while the store
  * takes writes, 503 with the reason when it cannot or the server is shutting down. It lives outside
- * the API's base path, needs no key, and holds no data. A plug answering in its outer step: put it
+ * the API's base path, needs no key, and holds no data. A plug answering in its early step: put it
  * first, and a probe is neither counted by a rate limit nor marked by CORS.
  *
  * ```ts
@@ -30,8 +30,9 @@ const NO_STORE = { "cache-control": "no-store" };
 export function health(options: HealthOptions = {}): Plug {
   const stopping = options.stopping ?? (() => false);
   return ({ store }) => ({
+    name: "health",
     paths: { [HEALTH_PATH]: "GET, HEAD" },
-    outer: (request, path) => (path === HEALTH_PATH ? { answer: answerHealth(request, store, stopping) } : undefined),
+    early: (request, path) => (path === HEALTH_PATH ? { answer: answerHealth(request, store, stopping) } : undefined),
   });
 }
 

@@ -85,7 +85,7 @@ export function describeRateLimit(limit: RateLimit): string {
 const EPSILON = 1e-6;
 
 /**
- * A rate limit for an app: its inner step counts each request a plug before it has not answered
+ * A rate limit for an app: its late step counts each request a plug before it has not answered
  * against its key (or, without a valid key, its client address, behind a trusted proxy the
  * forwarded one) and refuses it with 429 past the limit; every other answer carries the RateLimit
  * fields.
@@ -93,7 +93,7 @@ const EPSILON = 1e-6;
 export function rateLimit(limit: RateLimit): Plug {
   const problem = rateLimitProblem(limit);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
-  return ({ apiKeys, forwardedFor }) => ({ inner: createRateLimiter(limit, apiKeys, forwardedFor) });
+  return ({ apiKeys, forwardedFor }) => ({ name: "rateLimit", late: createRateLimiter(limit, apiKeys, forwardedFor) });
 }
 
 /** Counts one request against the limit of its key or address. */

@@ -30,8 +30,9 @@ export function referencePage(document: Json = OPENAPI_DOCUMENT): Plug {
   return ({ basePath, baseUrlOf }) => {
     const page = createReferencePage(basePath, document);
     return {
+      name: "referencePage",
       paths: { "/": REFERENCE_PAGE_METHODS },
-      inner: (request, path) => (path === "/" ? { answer: page(request, baseUrlOf(request)) } : undefined),
+      late: (request, path) => (path === "/" ? { answer: page(request, baseUrlOf(request)) } : undefined),
     };
   };
 }
