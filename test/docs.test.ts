@@ -106,3 +106,17 @@ test("docs/architecture.md has a row for every source file under src/ and adapte
     readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts")).map((file) => `${folder}/${file}`)).sort();
   expect(rows).toEqual(files);
 });
+
+describe("the README's deploy commands", () => {
+  /** The command lines of a page's `sh` blocks, each without its trailing comment. */
+  const commands = (text: string) =>
+    [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((match) => match[1]!.split("\n")).map((line) => line.replace(/\s+#.*$/, "")).filter((line) => line !== "");
+
+  test("each line of \"Deploy it\" is printed in docs/deploy.md, whose Docker and podman sections the deploy test runs as printed", () => {
+    const section = README.slice(README.indexOf("## Deploy it"), README.indexOf("\n## ", README.indexOf("## Deploy it")));
+    const page = new Set(commands(readFileSync("docs/deploy.md", "utf8")));
+    const lines = commands(section);
+    expect(lines.length).toBeGreaterThan(4);
+    expect(lines.filter((line) => !page.has(line))).toEqual([]);
+  });
+});
