@@ -120,3 +120,11 @@ describe("the README's deploy commands", () => {
     expect(lines.filter((line) => !page.has(line))).toEqual([]);
   });
 });
+
+test("the commands in the comments of deploy/Containerfile and deploy/compose.yaml are docs/deploy.md's, which the deploy test runs", () => {
+  const page = readFileSync("docs/deploy.md", "utf8").split("\n").map((line) => line.replace(/\s+#.*$/, ""));
+  const commented = ["deploy/Containerfile", "deploy/compose.yaml"].flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/^# {3}(\S.*?)(?:[ \t]+#.*)?$/gm)].map((match) => match[1]!));
+  expect(commented.length).toBeGreaterThan(4);
+  expect(commented.filter((command) => !page.includes(command))).toEqual([]);
+});
