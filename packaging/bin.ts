@@ -3,9 +3,11 @@
  * The package's `animal-store` command as users run it: the packed tarball installed into a fresh
  * folder of its own (no tsx, no Bun, no devDependencies), then `npx animal-store` and `bunx
  * animal-store` on Node and `bunx --bun animal-store` on Bun, each answering `--version` and `--help`, serving the API from the
- * compiled `dist/`, and printing `stopped` on SIGTERM. Run by `run.ts` (`npm run test:packaging`).
+ * compiled `dist/`, and printing `stopped` on SIGTERM; and the supervisor's command docs/deploy.md
+ * prints (`node` on the package's entry), stopped by SIGTERM to its pid alone. Run by `run.ts`
+ * (`npm run test:packaging`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -37,9 +39,13 @@ function groupAlive(group: number): boolean {
   }
 }
 
-/** Starts `argv` in a process group of its own; resolves with its URL, or throws with its output. */
-async function startServer(argv: readonly string[], cwd: string): Promise<{ url: string; stop(): Promise<string> }> {
-  // setsid: SIGTERM goes to the whole group, as a supervisor's does, not to npx alone.
+/**
+ * Starts `argv` in a process group of its own; resolves with its URL, or throws with its output.
+ * `stop` sends SIGTERM to the whole group (as systemd does), or with `pidOnly` to the started
+ * process alone (as a supervisor that signals its child's pid does), and throws if any of the group
+ * is still running 15 s later.
+ */
+async function startServer(argv: readonly string[], cwd: string, pidOnly = false): Promise<{ url: string; stop(): Promise<string> }> {
   const child = Bun.spawn(["setsid", ...argv], { cwd, env: { ...process.env, PORT: "0", API_KEYS: KEY }, stdout: "pipe", stderr: "pipe" });
   let output = "";
   for (const stream of [child.stdout, child.stderr]) {
@@ -49,13 +55,13 @@ async function startServer(argv: readonly string[], cwd: string): Promise<{ url:
   }
   // npx may exit before the server it started has finished stopping: wait for the whole group.
   const stop = async () => {
-    process.kill(-child.pid, "SIGTERM");
+    process.kill(pidOnly ? child.pid : -child.pid, "SIGTERM");
     const deadline = Date.now() + 15_000;
-    while (groupAlive(child.pid)) {
-      if (Date.now() > deadline) process.kill(-child.pid, "SIGKILL");
-      await Bun.sleep(50);
-    }
+    while (groupAlive(child.pid) && Date.now() < deadline) await Bun.sleep(50);
+    const leftOver = groupAlive(child.pid);
+    if (leftOver) process.kill(-child.pid, "SIGKILL");
     await child.exited;
+    if (leftOver) throw new Error(`still running 15 s after SIGTERM to ${pidOnly ? "its pid" : "its group"}:\n${output}`);
     return output;
   };
   const deadline = Date.now() + 30_000;
@@ -74,10 +80,19 @@ async function startServer(argv: readonly string[], cwd: string): Promise<{ url:
 export async function checkBin(check: Check, tarball: string): Promise<void> {
   const project = mkdtempSync(join(tmpdir(), "animal-store-bin-"));
   try {
-    writeFileSync(join(project, "package.json"), '{ "name": "a-server-host", "private": true }\n');
-    await check("the tarball installs alone into a fresh folder, with the animal-store command", () => {
-      const installed = run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
-      if (installed.code !== 0) throw new Error(installed.output);
+    await check("the tarball installs alone into a fresh folder made by npm init -y, with the animal-store command", () => {
+      for (const argv of [["npm", "init", "-y"], ["npm", "install", "--no-audit", "--no-fund", "--offline", tarball]]) {
+        const done = run(argv, project);
+        if (done.code !== 0) throw new Error(done.output);
+      }
+    });
+    await check("the supervisor's command of docs/deploy.md (node on the package's entry): SIGTERM to its pid prints stopped and leaves nothing running", async () => {
+      const printed = /^ExecStart=(.*)$/m.exec(readFileSync(join(import.meta.dir, "..", "docs", "deploy.md"), "utf8"))?.[1];
+      if (printed === undefined) throw new Error("docs/deploy.md prints no ExecStart= line");
+      const argv = printed.replaceAll("/srv/pets", project).replace("--port 8080", "--port 0").split(" ");
+      const server = await startServer(argv, project, true);
+      const said = await server.stop();
+      if (!/^stopped$/m.test(said)) throw new Error(`no "stopped" after SIGTERM:\n${said}`);
     });
     for (const [name, { argv, runtime }] of Object.entries(COMMANDS)) {
       await check(`${name} --version and --help answer and exit 0`, () => {

@@ -14,7 +14,7 @@
  * client from the document a running server serves (`client/`, its own install).
  * Ends with `packaging: N passed, M failed`.
  */
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
@@ -37,8 +37,8 @@ const NODES: [line: string, path: string][] = [
 ];
 /** The commands `docs/stores.md` gives to run the store contract on the consumer's own store: Node 22.18 and later strip types, Node 20 needs tsx. */
 const STORE_CONTRACT_COMMANDS = { stripping: "node --test array-store.test.ts", tsx: "node --import tsx --test array-store.test.ts" };
-/** What the tarball must not hold: the project's own tests, tools and benchmarks. */
-const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/server\//;
+/** What the tarball must not hold: the project's own tests, tools and benchmarks, and the executable (the image's, 109 MB). */
+const NOT_SHIPPED = /^package\/(test|bench|conformance|packaging|data|\.ci)\/|^package\/adapters\/server\/|^package\/dist\/animal-store$/;
 
 const { check, finish } = createChecks("packaging");
 
@@ -112,9 +112,13 @@ const work = mkdtempSync(join(tmpdir(), "animal-store-packaging-"));
 process.on("exit", () => rmSync(work, { recursive: true, force: true }));
 const project = join(work, "project");
 let tarball = "";
-await check("npm pack builds and packs the package", () => {
+await check("npm pack builds and packs the package, leaving the executable in dist/ for the image build", () => {
+  const executable = join(ROOT, "dist", "animal-store");
+  if (!existsSync(executable)) run(["npm", "run", "build:exe"], ROOT);
+  const before = statSync(executable).mtimeMs;
   const name = run(["npm", "pack", "--silent", "--pack-destination", work], ROOT).trim().split("\n").at(-1) ?? "";
   tarball = join(work, name);
+  expectSame("dist/animal-store after npm pack", existsSync(executable) ? statSync(executable).mtimeMs : "deleted", before);
 });
 await check("the tarball holds every export's files, and no tests, tools or benchmarks", () => {
   const files = run(["tar", "-tzf", tarball], work).trim().split("\n");
@@ -130,10 +134,15 @@ await check("the tarball holds every export's files, and no tests, tools or benc
   expectSame("screenshots", files.filter((file) => file.endsWith(".png")), []);
 });
 
+/** The pages whose text the checks below look for: the library's hosts, and the store contract's commands. */
+const libraryPage = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
+const storesPage = readFileSync(join(ROOT, "docs", "stores.md"), "utf8");
 // A fresh project that installs the tarball; hosts and types come from this folder's install.
 mkdirSync(join(project, "node_modules", "@types"), { recursive: true });
-writeFileSync(join(project, "package.json"), '{ "name": "a-host-app", "private": true, "type": "module" }\n');
-await check("the tarball installs with npm into a fresh project", () => {
+writeFileSync(join(project, "package.json"), '{ "name": "a-host-app", "private": true }\n');
+await check("the tarball installs with npm into a fresh project, made ES modules by the library page's npm pkg set type=module", () => {
+  if (!libraryPage.includes("`npm pkg set type=module`")) throw new Error("docs/library.md does not print npm pkg set type=module");
+  run(["npm", "pkg", "set", "type=module"], project);
   run(["npm", "install", "--no-audit", "--no-fund", "--offline", tarball], project);
 });
 mkdirSync(join(project, "node_modules", "@hono"));
@@ -150,9 +159,6 @@ const express4 = join(project, "express4");
 mkdirSync(join(express4, "node_modules"), { recursive: true });
 symlinkSync(join(MODULES, "express4"), join(express4, "node_modules", "express"));
 cpSync(join(HERE, "hosts"), express4, { recursive: true });
-/** The pages whose text the checks below look for: the library's hosts, and the store contract's commands. */
-const libraryPage = readFileSync(join(ROOT, "docs", "library.md"), "utf8");
-const storesPage = readFileSync(join(ROOT, "docs", "stores.md"), "utf8");
 
 // The package checkers.
 await check("@arethetypeswrong/cli finds no problem (node10, node16 ESM and CJS, bundler)", () => {

@@ -106,3 +106,25 @@ test("docs/architecture.md has a row for every source file under src/ and adapte
     readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts")).map((file) => `${folder}/${file}`)).sort();
   expect(rows).toEqual(files);
 });
+
+describe("the README's deploy commands", () => {
+  /** The command lines of a page's `sh` blocks, each without its trailing comment. */
+  const commands = (text: string) =>
+    [...text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].flatMap((match) => match[1]!.split("\n")).map((line) => line.replace(/\s+#.*$/, "")).filter((line) => line !== "");
+
+  test("each line of \"Deploy it\" is printed in docs/deploy.md, whose Docker and podman sections the deploy test runs as printed", () => {
+    const section = README.slice(README.indexOf("## Deploy it"), README.indexOf("\n## ", README.indexOf("## Deploy it")));
+    const page = new Set(commands(readFileSync("docs/deploy.md", "utf8")));
+    const lines = commands(section);
+    expect(lines.length).toBeGreaterThan(4);
+    expect(lines.filter((line) => !page.has(line))).toEqual([]);
+  });
+});
+
+test("the commands in the comments of deploy/Containerfile and deploy/compose.yaml are docs/deploy.md's, which the deploy test runs", () => {
+  const page = readFileSync("docs/deploy.md", "utf8").split("\n").map((line) => line.replace(/\s+#.*$/, ""));
+  const commented = ["deploy/Containerfile", "deploy/compose.yaml"].flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(/^# {3}(\S.*?)(?:[ \t]+#.*)?$/gm)].map((match) => match[1]!));
+  expect(commented.length).toBeGreaterThan(4);
+  expect(commented.filter((command) => !page.includes(command))).toEqual([]);
+});

@@ -1,0 +1,45 @@
+/**
+ * @module
+ * docs/deploy.md's commands, as the deploy test runs them: the fenced `sh` blocks under a heading,
+ * each run whole by bash in the repository's root, as a user pastes it.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** The repository's root, where the page's commands run. */
+export const ROOT: string = join(import.meta.dir, "..", "..");
+const PAGE = readFileSync(join(ROOT, "docs", "deploy.md"), "utf8");
+
+/** The page's text under `heading` (a `#`-heading's text), up to the next heading of any level. */
+export function section(heading: string): string {
+  const start = PAGE.search(new RegExp(`^#+ ${heading.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n`, "m"));
+  if (start < 0) throw new Error(`docs/deploy.md has no heading "${heading}"`);
+  const rest = PAGE.slice(start).split("\n").slice(1).join("\n");
+  const next = rest.search(/^#+ /m);
+  return next < 0 ? rest : rest.slice(0, next);
+}
+
+/** The fenced blocks of `language` in `text`, in order. */
+export function blocks(text: string, language = "sh"): string[] {
+  return [...text.matchAll(new RegExp(`^\`\`\`${language}\n([\\s\\S]*?)^\`\`\`$`, "gm"))].map((match) => match[1]!);
+}
+
+/** The one line of `block` that starts with `start`; throws when there is none or more than one. */
+export function line(block: string, start: string): string {
+  const found = block.split("\n").filter((text) => text.startsWith(start));
+  if (found.length !== 1) throw new Error(`expected one line starting "${start}" in:\n${block}`);
+  return found[0]!.replace(/\s+#.*$/, "");
+}
+
+/** `block` as run in the shell where `earlier` blocks ran: their `export` lines first, as a user's shell keeps them. */
+export function inSession(earlier: readonly string[], block: string): string {
+  return [...earlier.flatMap((text) => text.split("\n").filter((each) => each.startsWith("export "))), block].join("\n");
+}
+
+/** Runs a printed block with bash (`-e`, `-o pipefail`) in the root; returns its output, or throws with it. */
+export function runPrinted(block: string, env: Readonly<Record<string, string | undefined>>, timeoutMs = 300_000): string {
+  const result = Bun.spawnSync(["bash", "-e", "-o", "pipefail", "-c", block], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
+  const output = result.stdout.toString() + result.stderr.toString();
+  if (result.exitCode !== 0) throw new Error(`the printed block exited ${result.exitCode ?? "on its timeout"}:\n${block}\n--- it said:\n${output.trim()}`);
+  return output;
+}
