@@ -50,7 +50,7 @@ function membersRead(name: string): Set<string> {
   for (const { lines } of sources("src")) {
     for (const line of lines) {
       if (/^\s*(\/\*\*|\*|\/\/)/.test(line)) continue;
-      for (const match of line.matchAll(new RegExp(`(?<![\\w$-])${name}\\??\\.(\\w+)(?:\\??\\.(get|has|set|append|delete|forEach|entries|keys|values|getSetCookie))?`, "g"))) {
+      for (const match of line.matchAll(new RegExp(`(?<![\\w$.-])${name}\\??\\.(\\w+)(?:\\??\\.(get|has|set|append|delete|forEach|entries|keys|values|getSetCookie))?`, "g"))) {
         read.add(match[2] === undefined ? match[1]! : `${match[1]}.${match[2]}`);
       }
     }
