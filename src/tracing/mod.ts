@@ -24,6 +24,7 @@ import { createSpanRunner, storeWithSpans } from "./_store-spans.ts";
 import { readTraceContext } from "./trace-context.ts";
 
 export type { OtelApi, OtelAttributes, OtelAttributeValue, OtelContext, OtelSpan, OtelSpanContext, OtelSpanOptions, OtelTracer, OtelTraceState } from "./otel-api.ts";
+export type { SpanRunner } from "./_store-spans.ts";
 export type { TraceContext } from "./trace-context.ts";
 export { parseTraceparent, parseTracestate, readTraceContext, SAMPLED_FLAG } from "./trace-context.ts";
 
