@@ -140,3 +140,25 @@ describe("a 5xx in a trace", () => {
     }
   }, 60_000);
 });
+
+describe("Deno's own OpenTelemetry (OTEL_DENO=true)", () => {
+  test("with Deno.serve, the server's spans go through Deno's exporter, inside Deno's server span, and no SDK exports beside it", async () => {
+    const receiver = startOtlpReceiver();
+    const server = await startServer("deno-serve", { STORE: "memory", API_KEYS: KEY, LOG: "off", OTEL_DENO: "true", OTEL_SERVICE_NAME: "pets-on-deno", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      expect((await fetch(`${server.url}/pets`, { headers: { ...AUTH, traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` } })).status).toBe(200);
+      expect(await server.stop("SIGTERM")).toBe(0);
+      const [ours] = await receiver.waitFor((span) => span.name === "GET /v1/pets", 1);
+      const deno = receiver.spans.find((span) => span.spanId === ours!.parentSpanId);
+      expect(deno?.kind).toBe(SERVER_KIND);
+      expect(deno?.parentSpanId).toBe(CALLER_SPAN);
+      expect(ours?.kind).toBe(1); // INTERNAL, inside Deno's server span
+      expect(receiver.spans.find((span) => span.name === "PetStore.list")?.parentSpanId).toBe(ours!.spanId);
+      // An SDK of ours would have exported too, its export traced by Deno as a client span.
+      expect(receiver.spans.every((span) => span.resource["service.name"] === "pets-on-deno" && span.kind !== 3)).toBe(true);
+    } finally {
+      await server.stop("SIGKILL").catch(() => undefined);
+      await receiver.stop();
+    }
+  }, 60_000);
+});

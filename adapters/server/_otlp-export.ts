@@ -92,6 +92,19 @@ export async function startTraceExport(settings: TraceSettings): Promise<TraceEx
   };
 }
 
+/**
+ * Spans through the runtime's own OpenTelemetry (Deno with `OTEL_DENO=true`, which backs
+ * `@opentelemetry/api` and exports with the same `OTEL_*` variables): no SDK is loaded, so no span is
+ * exported twice, and inside `Deno.serve`'s own server span ours is its child.
+ */
+export async function startRuntimeTraces(): Promise<TraceExport> {
+  const api = await import("@opentelemetry/api").catch((error: unknown) => {
+    throw new Error(`Cannot trace through OTEL_DENO: @opentelemetry/api is not installed (${error instanceof Error ? error.message : String(error)}); run: npm install @opentelemetry/api`);
+  });
+  // The runtime counts and flushes what it exports.
+  return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
+}
+
 type Sdk = typeof import("@opentelemetry/sdk-trace");
 type Sampler = import("@opentelemetry/sdk-trace").Sampler;
 

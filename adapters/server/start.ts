@@ -39,6 +39,8 @@ import { sqlWithSpans } from "./_sql-spans.ts";
 export interface RuntimeOptions {
   /** Makes the PostgreSQL client this runtime uses, for `STORE=postgres`. */
   readonly connectPostgres: ConnectPostgres;
+  /** Whether the runtime exports OpenTelemetry itself (Deno with `OTEL_DENO=true`): spans then go through it, whatever `OTEL_EXPORTER_*` says. */
+  readonly exportsTraces?: boolean;
 }
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
@@ -67,7 +69,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
   const serve = chooseServe(config);
   const notices = createNotices(config.log);
-  const traces = config.trace === undefined ? undefined : await traceExport(config.trace);
+  const traces = await traceExport(config.trace, runtime);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, runtime, notices, metrics, traces);
   const observed = metrics?.observeStore(opened) ?? opened;
@@ -151,11 +153,12 @@ function serverPlugs(config: Config, stopping: () => boolean): Plug[] {
   ];
 }
 
-/** Starts the span export, loading the OpenTelemetry SDK; exits 1 naming the install line when it is missing. */
-async function traceExport(settings: TraceSettings): Promise<TraceExport> {
+/** Starts the span export when it is configured, loading the OpenTelemetry SDK (or the runtime's); exits 1 naming the install line when it is missing. */
+async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions): Promise<TraceExport | undefined> {
+  if (settings === undefined && runtime.exportsTraces !== true) return undefined;
   try {
-    const { startTraceExport } = await import("./_otlp-export.ts");
-    return await startTraceExport(settings);
+    const { startRuntimeTraces, startTraceExport } = await import("./_otlp-export.ts");
+    return runtime.exportsTraces === true ? await startRuntimeTraces() : await startTraceExport(settings!);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
