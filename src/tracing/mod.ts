@@ -14,7 +14,7 @@
  * ```
  */
 import type { PetStore } from "../store.ts";
-import type { App, ConnectionInfo } from "../types.ts";
+import type { App, ConnectionInfo, Wrap } from "../types.ts";
 import type { OtelApi, OtelContext, OtelSpan, OtelTracer } from "./otel-api.ts";
 import type { SpanRunner } from "./_store-spans.ts";
 import { createRouteMatcher, ROUTES } from "../routes.ts";
@@ -46,8 +46,8 @@ export interface TraceIds {
 
 /** Traces for one app. */
 export interface Tracing {
-  /** The app with a span around every request. */
-  wrap(app: App): App;
+  /** The app with a span around every request: the feature's answer seam. */
+  readonly wrap: Wrap;
   /** The store with a child span around every operation made while a request's span is active. */
   store(store: PetStore): PetStore;
   /** Runs `work` in a child span of the active request span (for a store's own steps, e.g. SQL statements). */
