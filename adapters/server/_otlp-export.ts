@@ -16,14 +16,14 @@ import { tracing } from "../../src/tracing/mod.ts";
 import { familyHeader, label, sample } from "./_metric-kinds.ts";
 import { VERSION } from "./_version.ts";
 
-/** What an npm user installs beside the command to export traces. */
+/** What an npm user installs beside the command to export traces: the versions tested here (package.json's devDependencies, held to them by a test). */
 export const TRACE_PACKAGES: readonly string[] = [
-  "@opentelemetry/api",
-  "@opentelemetry/context-async-hooks",
-  "@opentelemetry/resources",
-  "@opentelemetry/sdk-trace",
-  "@opentelemetry/exporter-trace-otlp-proto",
-  "@opentelemetry/exporter-trace-otlp-http",
+  "@opentelemetry/api@1.10.0",
+  "@opentelemetry/context-async-hooks@3.1.1",
+  "@opentelemetry/resources@3.1.1",
+  "@opentelemetry/sdk-trace@3.1.1",
+  "@opentelemetry/exporter-trace-otlp-proto@0.301.1",
+  "@opentelemetry/exporter-trace-otlp-http@0.301.0",
 ];
 
 /** Spans that never reached the collector. */
@@ -99,7 +99,7 @@ export async function startTraceExport(settings: TraceSettings): Promise<TraceEx
  */
 export async function startRuntimeTraces(): Promise<TraceExport> {
   const api = await import("@opentelemetry/api").catch((error: unknown) => {
-    throw new Error(`Cannot trace through OTEL_DENO: @opentelemetry/api is not installed (${error instanceof Error ? error.message : String(error)}); run: npm install @opentelemetry/api`);
+    throw new Error(`Cannot trace through OTEL_DENO: @opentelemetry/api is not installed (${error instanceof Error ? error.message : String(error)}); run: npm install ${TRACE_PACKAGES[0]}`);
   });
   // The runtime counts and flushes what it exports.
   return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
