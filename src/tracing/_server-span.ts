@@ -6,7 +6,8 @@
  * path as sent, a query, a header that may carry a secret, or a body.
  */
 import type { RouteMatcher } from "../routes.ts";
-import type { OtelAttributes } from "./otel-api.ts";
+import type { OtelAttributes, OtelSpan } from "./otel-api.ts";
+import { STATUS_ERROR } from "./otel-api.ts";
 import { splitUrl } from "../_internal/_request-target.ts";
 
 /** How a request's span starts: its name and first attributes. */
@@ -35,9 +36,14 @@ export function serverSpanStart(request: Request, matchRoute: RouteMatcher, base
   return { name, attributes };
 }
 
-/** The attributes of the answer: its status, and on a 5xx the error's type (the status, as the conventions say when no exception is known). */
-export function answerAttributes(status: number): OtelAttributes {
-  return status >= 500 ? { "http.response.status_code": status, "error.type": String(status) } : { "http.response.status_code": status };
+/** Ends a request's span with its answer's status: on a 5xx, status ERROR and the error's type (the status, as the conventions say when no exception is known). */
+export function endServerSpan(span: OtelSpan, status: number): void {
+  span.setAttribute("http.response.status_code", status);
+  if (status >= 500) {
+    span.setAttribute("error.type", String(status));
+    span.setStatus({ code: STATUS_ERROR });
+  }
+  span.end();
 }
 
 /** The template of the route a path matches under `basePath`, e.g. `/v1/pets/{petId}`; `undefined` when none has the path. */

@@ -18,8 +18,8 @@ import type { App, ConnectionInfo, Wrap } from "../types.ts";
 import type { OtelApi, OtelContext, OtelSpan, OtelTracer } from "./otel-api.ts";
 import type { SpanRunner } from "./_store-spans.ts";
 import { createRouteMatcher, ROUTES } from "../routes.ts";
-import { SPAN_KIND, STATUS_ERROR } from "./otel-api.ts";
-import { answerAttributes, serverSpanStart } from "./_server-span.ts";
+import { SPAN_KIND } from "./otel-api.ts";
+import { endServerSpan, serverSpanStart } from "./_server-span.ts";
 import { createSpanRunner, storeWithSpans } from "./_store-spans.ts";
 import { readTraceContext } from "./trace-context.ts";
 
@@ -87,9 +87,9 @@ export function tracing(options: TracingOptions): Tracing {
       const span = tracer.startSpan(name, { kind: parent.hosted ? SPAN_KIND.internal : SPAN_KIND.server, attributes }, parent.context);
       spans.set(request, span);
       return api.context.with(api.trace.setSpan(parent.context, span), () => app.fetch(request, connection)).then(
-        (response) => (ended(span, response.status), response),
+        (response) => (endServerSpan(span, response.status), response),
         (error: unknown) => {
-          ended(span, 500);
+          endServerSpan(span, 500);
           throw error;
         },
       );
@@ -106,8 +106,3 @@ export function tracing(options: TracingOptions): Tracing {
   return { wrap, store: (store) => storeWithSpans(store, inSpan), inSpan, idsOf };
 }
 
-function ended(span: OtelSpan, status: number): void {
-  for (const [key, value] of Object.entries(answerAttributes(status))) span.setAttribute(key, value);
-  if (status >= 500) span.setStatus({ code: STATUS_ERROR });
-  span.end();
-}
