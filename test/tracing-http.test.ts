@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Runtime, ServerProcess } from "./server-process.ts";
 import type { OtlpReceiver, ReceivedSpan } from "./fixtures/otlp-receiver.ts";
 import { startOtlpReceiver } from "./fixtures/otlp-receiver.ts";
+import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
@@ -162,3 +163,29 @@ describe("Deno's own OpenTelemetry (OTEL_DENO=true)", () => {
     }
   }, 60_000);
 });
+
+for (const runtime of ["bun", "node"] as const) {
+  describe(`PostgreSQL statements in a trace, on ${runtime}`, () => {
+    test("each statement is a client span under its store operation, named by its operation, with no value it carried", async () => {
+      const database = await (await postgresServer()).createDatabase();
+      const receiver = startOtlpReceiver();
+      const server = await startServer(runtime, { STORE: "postgres", DATABASE_URL: database, API_KEYS: KEY, LOG: "off", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+      try {
+        const created = await fetch(`${server.url}/pets`, { method: "POST", headers: { ...AUTH, "content-type": "application/json" }, body: JSON.stringify({ name: "Sql-Value-Zq81", categoryId: 4242 }) });
+        expect(created.status).toBe(201);
+        expect((await fetch(`${server.url}/pets?status=sold`, { headers: AUTH })).status).toBe(200);
+        expect(await server.stop("SIGTERM")).toBe(0);
+        const [list] = await receiver.waitFor((span) => span.name === "PetStore.list", 1);
+        const [select] = await receiver.waitFor((span) => span.parentSpanId === list!.spanId, 1);
+        expect(select).toMatchObject({ name: "SELECT", kind: 3, attributes: { "db.system.name": "postgresql", "db.operation.name": "SELECT" } });
+        const [create] = await receiver.waitFor((span) => span.name === "PetStore.create", 1);
+        expect(receiver.spans.some((span) => span.kind === 3 && span.traceId === create!.traceId)).toBe(true);
+        const sent = receiver.bodies.map((body) => new TextDecoder().decode(body)).join("\n");
+        for (const value of ["Sql-Value-Zq81", "4242", database.replace(/^.*@/, ""), "sold"]) expect(sent).not.toContain(value);
+      } finally {
+        await server.stop("SIGKILL").catch(() => undefined);
+        await receiver.stop();
+      }
+    }, 90_000);
+  });
+}
