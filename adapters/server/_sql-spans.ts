@@ -5,7 +5,7 @@
  */
 import type { SpanRunner } from "../../src/tracing/mod.ts";
 import type { SqlClient, SqlQuery, SqlValue } from "../postgres-store/mod.ts";
-import { SPAN_KIND } from "../../src/tracing/otel-api.ts";
+import { SPAN_KIND } from "../../src/tracing/mod.ts";
 
 /** The client with every statement, a transaction's too, in a span of its own while a request's span is active. */
 export function sqlWithSpans(sql: SqlClient, inSpan: SpanRunner): SqlClient {

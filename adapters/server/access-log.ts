@@ -18,7 +18,7 @@ import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
 import { setHeaders } from "../../src/mod.ts";
 import { rawTarget } from "../../src/_internal/mod.ts";
-import { readTraceContext } from "../../src/tracing/trace-context.ts";
+import { readTraceContext } from "../../src/tracing/mod.ts";
 import { createBatch } from "./_batch.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */

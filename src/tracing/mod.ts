@@ -23,6 +23,7 @@ import { endServerSpan, serverSpanStart } from "./_server-span.ts";
 import { createSpanRunner, storeWithSpans } from "./_store-spans.ts";
 import { readTraceContext } from "./trace-context.ts";
 
+export { SPAN_KIND, STATUS_ERROR } from "./otel-api.ts";
 export type { OtelApi, OtelAttributes, OtelAttributeValue, OtelContext, OtelSpan, OtelSpanContext, OtelSpanOptions, OtelTracer, OtelTraceState } from "./otel-api.ts";
 export type { SpanRunner } from "./_store-spans.ts";
 export type { TraceContext } from "./trace-context.ts";
