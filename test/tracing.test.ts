@@ -14,6 +14,7 @@ const hostApi: OtelApi = api;
 api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 
 const exporter = new InMemorySpanExporter();
+// The SDK's default sampler: the caller's sampled flag decides, else every trace is recorded.
 const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
 const tracer = provider.getTracer("test");
 afterEach(() => exporter.reset());
@@ -116,5 +117,13 @@ describe("a span per request, with the host's OpenTelemetry", () => {
     const request = new Request("http://pets.test/v1/pets", { headers: { ...AUTH, traceparent: TRACEPARENT } });
     await app.fetch(request);
     expect(traces.idsOf(request)).toEqual({ traceId: TRACE_ID, spanId: serverSpans()[0]!.spanContext().spanId });
+  });
+
+  test("a request the caller did not sample records nothing, store operations included, and keeps its trace id for the log", async () => {
+    const { app, traces } = tracedApp();
+    const request = new Request("http://pets.test/v1/pets", { method: "POST", body: JSON.stringify({ name: "Rex", categoryId: 1 }), headers: { ...AUTH, "content-type": "application/json", traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-00` } });
+    expect((await app.fetch(request)).status).toBe(201);
+    expect(exporter.getFinishedSpans()).toEqual([]);
+    expect(traces.idsOf(request)?.traceId).toBe(TRACE_ID);
   });
 });

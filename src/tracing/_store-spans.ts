@@ -14,8 +14,9 @@ export type SpanRunner = <T>(name: string, kind: number, attributes: Readonly<Re
 export function createSpanRunner(api: OtelApi, tracer: OtelTracer): SpanRunner {
   return (name, kind, attributes, work) => {
     const active = api.context.active();
-    // Work outside any request (a flush at shutdown, a health probe's store check) starts no trace of its own.
-    if (api.trace.getSpan(active) === undefined) return work();
+    // Work outside any request (a flush at shutdown, a health probe's store check) starts no trace
+    // of its own, and a request whose span was not sampled records no children.
+    if (api.trace.getSpan(active)?.isRecording() !== true) return work();
     const span = tracer.startSpan(name, { kind, attributes }, active);
     return api.context.with(api.trace.setSpan(active, span), work).then(
       (value) => (span.end(), value),

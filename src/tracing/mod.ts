@@ -87,7 +87,9 @@ export function tracing(options: TracingOptions): Tracing {
       // Inside a host's own server span ours is a step of it, not a second server span.
       const span = tracer.startSpan(name, { kind: parent.hosted ? SPAN_KIND.internal : SPAN_KIND.server, attributes }, parent.context);
       spans.set(request, span);
-      return api.context.with(api.trace.setSpan(parent.context, span), () => app.fetch(request, connection)).then(
+      // A span the sampler dropped has no children to find it: the app runs outside any context.
+      const answer = span.isRecording() ? api.context.with(api.trace.setSpan(parent.context, span), () => app.fetch(request, connection)) : app.fetch(request, connection);
+      return answer.then(
         (response) => (endServerSpan(span, response.status), response),
         (error: unknown) => {
           endServerSpan(span, 500);

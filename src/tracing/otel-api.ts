@@ -35,6 +35,8 @@ export interface OtelSpan {
   spanContext(): OtelSpanContext;
   setAttribute(key: string, value: OtelAttributeValue): unknown;
   setStatus(status: { code: number; message?: string }): unknown;
+  /** False for a span the sampler dropped: nothing of it is kept. */
+  isRecording(): boolean;
   end(): void;
 }
 
