@@ -11,6 +11,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
+import { TRACE_PACKAGES } from "../adapters/server/_otlp-export.ts";
+import { startOtlpReceiver } from "../test/fixtures/otlp-receiver.ts";
 
 type Check = (name: string, body: () => Promise<void> | void) => Promise<void>;
 
@@ -45,8 +47,8 @@ function groupAlive(group: number): boolean {
  * process alone (as a supervisor that signals its child's pid does), and throws if any of the group
  * is still running 15 s later.
  */
-async function startServer(argv: readonly string[], cwd: string, pidOnly = false): Promise<{ url: string; stop(): Promise<string> }> {
-  const child = Bun.spawn(["setsid", ...argv], { cwd, env: { ...process.env, PORT: "0", API_KEYS: KEY }, stdout: "pipe", stderr: "pipe" });
+async function startServer(argv: readonly string[], cwd: string, pidOnly = false, env: Record<string, string> = {}): Promise<{ url: string; stop(): Promise<string> }> {
+  const child = Bun.spawn(["setsid", ...argv], { cwd, env: { ...process.env, PORT: "0", API_KEYS: KEY, ...env }, stdout: "pipe", stderr: "pipe" });
   let output = "";
   for (const stream of [child.stdout, child.stderr]) {
     void (async () => {
@@ -115,7 +117,43 @@ export async function checkBin(check: Check, tarball: string): Promise<void> {
         if (!/^stopped$/m.test(said)) throw new Error(`no "stopped" after SIGTERM:\n${said}`);
       });
     }
+    await checkTraces(check, project);
   } finally {
     rmSync(project, { recursive: true, force: true });
   }
+}
+
+/** The install line docs/operating.md gives for traces: `npm install` and the OpenTelemetry packages. */
+function traceInstallLine(): string[] {
+  const line = readFileSync(join(import.meta.dir, "..", "docs", "operating.md"), "utf8").split("\n").find((text) => text.startsWith("npm install @opentelemetry/"));
+  return line?.split(" ") ?? [];
+}
+
+/** Traces from the command as npm installs it: none of the SDK until the page's one install line, then spans. */
+async function checkTraces(check: Check, project: string): Promise<void> {
+  const { argv } = COMMANDS["npx animal-store (Node)"];
+  await check("npx animal-store with OTEL_EXPORTER_OTLP_ENDPOINT and no OpenTelemetry installed exits 1 naming the install line", () => {
+    const result = Bun.spawnSync([...argv], { cwd: project, env: { ...process.env, PORT: "0", STORE: "memory", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:9" }, stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+    const output = result.stdout.toString() + result.stderr.toString();
+    if (result.exitCode !== 1 || !output.includes(`run: npm install ${TRACE_PACKAGES.join(" ")}`)) throw new Error(`exit ${result.exitCode}: ${output}`);
+  });
+  await check("after docs/operating.md's one install line, npx animal-store exports a span per request to an OTLP/HTTP receiver", async () => {
+    const line = traceInstallLine();
+    if (line.slice(2).join(" ") !== TRACE_PACKAGES.join(" ")) throw new Error(`docs/operating.md gives ${JSON.stringify(line.join(" "))}, the server asks for ${TRACE_PACKAGES.join(" ")}`);
+    const installed = run([...line, "--no-audit", "--no-fund", "--offline"], project);
+    if (installed.code !== 0) throw new Error(installed.output);
+    const receiver = startOtlpReceiver();
+    try {
+      const server = await startServer(argv, project, false, { STORE: "memory", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+      try {
+        const listed = await fetch(`${server.url}/pets`, { headers: HEADERS });
+        if (listed.status !== 200) throw new Error(`GET /pets answered ${listed.status}`);
+      } finally {
+        await server.stop();
+      }
+      await receiver.waitFor((span) => span.name === "GET /v1/pets", 1);
+    } finally {
+      await receiver.stop();
+    }
+  });
 }

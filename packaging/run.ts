@@ -6,7 +6,8 @@
  * Packs the tarball (the build runs in `prepack`), installs it into a fresh project in a temp folder,
  * and from there: runs the examples of the README and `docs/library.md` on Node 20 (this machine's),
  * 22, 24 and 26, Bun and Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify, Koa
- * (plain and with `@koa/router`), h3, Elysia and `node:http` hosts, in a Next.js app (`next/`, its
+ * (plain and with `@koa/router`), h3, Elysia and `node:http` hosts, Hono and Express with their own
+ * OpenTelemetry continued by `animal-store/tracing`, in a Next.js app (`next/`, its
  * own install, built and started as a Next user does), and on workerd; type-checks a TypeScript
  * consumer with no DOM lib (`nodenext`, `bundler`) and with it, whose own store passes the exported
  * store contract, run with the commands of `docs/stores.md` on every Node;
@@ -24,6 +25,7 @@ import { startWorkerd } from "./workerd.ts";
 import { checkClient } from "./client/check.ts";
 import { buildNext, startNext } from "./next.ts";
 import { recipeServes } from "./recipe-checks.ts";
+import { hostContinuesTrace } from "./tracing-checks.ts";
 
 const HERE = import.meta.dir;
 const ROOT = join(HERE, "..");
@@ -147,7 +149,10 @@ await check("the tarball installs with npm into a fresh project, made ES modules
 });
 mkdirSync(join(project, "node_modules", "@hono"));
 mkdirSync(join(project, "node_modules", "@koa"));
-const HOSTS = ["hono", join("@hono", "node-server"), "express", "fastify", "koa", join("@koa", "router"), join("@koa", "bodyparser"), "h3", "elysia"];
+mkdirSync(join(project, "node_modules", "@opentelemetry"));
+/** A host's own OpenTelemetry, for the tracing recipes. */
+const OTEL = ["api", "context-async-hooks", "core", "sdk-trace"].map((name) => join("@opentelemetry", name));
+const HOSTS = ["hono", join("@hono", "node-server"), join("@hono", "otel"), "express", "fastify", "koa", join("@koa", "router"), join("@koa", "bodyparser"), "h3", "elysia", ...OTEL];
 for (const name of [...HOSTS, "tsx", join("@types", "node")]) {
   symlinkSync(join(MODULES, name), join(project, "node_modules", name));
 }
@@ -333,6 +338,12 @@ await check("Next.js (next start): the library page's route handler, with public
     await next.stop();
   }
 });
+
+// The library's spans inside a host's own OpenTelemetry (issue 45), recorded by the SDK's in-memory exporter.
+await check("Hono on Node with @hono/otel: animal-store/tracing continues the host's server span, the store's spans its children, no key or body in any", () =>
+  withExample(["node", "hono-otel.js"], {}, hostContinuesTrace));
+await check("Express 5 with its own server span per request: animal-store/tracing continues it, the store's spans its children, no key or body in any", () =>
+  withExample(["node", "express-otel.js"], {}, hostContinuesTrace));
 
 // Headers a host's middleware adds to one answer must not reach the next (issue 22): Hono on Node
 // keeps a Response's init.headers by reference.

@@ -4,7 +4,7 @@
  * the public surface (build, serve, store, plug in); modules whose names start with `_` are private.
  * Optional features are plugs, each in its own entry: `animal-store/cors`, `animal-store/rate-limit`,
  * `animal-store/reference-page`, `animal-store/health`; features that act on the answer are wraps
- * (`Wrap`, `setHeaders`; see `types.ts`).
+ * (`Wrap`, `setHeaders`; see `types.ts`), such as `animal-store/tracing`.
  *
  * ```ts
  * import { createApp, createMemoryStore } from "./mod.ts";

@@ -176,3 +176,26 @@ describe("raw targets", () => {
     expect(rawTarget("http://h")).toBe("/");
   });
 });
+
+describe("access log and trace context, with no traces recorded", () => {
+  const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+  test("a JSON line carries the caller's trace id and span id from a valid traceparent", async () => {
+    const { app, records } = loggedApp("json");
+    await get(app, "/v1/pets", { traceparent });
+    expect(records()[0]).toMatchObject({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" });
+  });
+
+  test("a text line ends with trace= and span=", async () => {
+    const { app, lines } = loggedApp("text");
+    await get(app, "/v1/pets", { traceparent });
+    expect(lines()[0]).toEndWith("ms trace=4bf92f3577b34da6a3ce929d0e0e4736 span=00f067aa0ba902b7");
+  });
+
+  test("a malformed traceparent, or none, adds no trace fields and changes nothing else", async () => {
+    const { app, records } = loggedApp("json");
+    expect((await get(app, "/v1/pets", { traceparent: `${traceparent}-extra` })).status).toBe(200);
+    await get(app, "/v1/pets");
+    for (const record of records()) expect(Object.keys(record)).toEqual(["time", "requestId", "method", "target", "status", "bytes", "durationMs"]);
+  });
+});

@@ -11,6 +11,7 @@ import packageJson from "../package.json" with { type: "json" };
 import { SETTINGS } from "../adapters/server/settings.ts";
 import { captureOutput } from "./output.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { startOtlpReceiver } from "./fixtures/otlp-receiver.ts";
 import { tempFolder } from "./temp.ts";
 
 const KEY = "exe-test-key";
@@ -153,6 +154,24 @@ describe("the executable serving", () => {
       expect(await stop(server)).toBe(0);
     }
   }, 30_000);
+
+  for (const protocol of ["http/protobuf", "http/json"]) {
+    test(`traces over OTLP/HTTP (${protocol}), the SDK bundled: the caller's trace id kept in the span and the log line`, async () => {
+      const receiver = startOtlpReceiver();
+      const server = await start({ STORE: "memory", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_PROTOCOL: protocol });
+      try {
+        const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+        const listed = await fetch(`${server.url}/pets`, { headers: { ...AUTH, traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+        expect(listed.status).toBe(200);
+        expect(await stop(server)).toBe(0);
+        const [span] = await receiver.waitFor((received) => received.name === "GET /v1/pets", 1);
+        expect(span?.traceId).toBe(traceId);
+        expect(server.output()).toContain(`trace=${traceId} span=${span?.spanId}`);
+      } finally {
+        await receiver.stop();
+      }
+    }, 30_000);
+  }
 
   test("the PostgreSQL store, through Bun's built-in client", async () => {
     const databaseUrl = await (await postgresServer()).createDatabase();

@@ -11,6 +11,11 @@ const ROOT = join(import.meta.dir, "..");
 // What postgres.js reads besides the settings: PG* (PGHOST, PGPASSWORD, …), and USER, USERNAME or
 // LOGNAME for a DATABASE_URL without a user name.
 const POSTGRES_CLIENT_VARIABLES = ["PG*", "USER", "USERNAME", "LOGNAME"];
+/**
+ * OpenTelemetry's, as one prefix: the `OTEL_*` settings, those the OTLP exporter reads itself
+ * (`OTEL_EXPORTER_OTLP_HEADERS`, `_TIMEOUT`) and `OTEL_DENO`, which start-deno.ts reads.
+ */
+const OPEN_TELEMETRY_PREFIX = "OTEL_*";
 
 /** The rows of the configuration table in the page that documents the settings: variable, flag, default. */
 function documentedSettings(): string[][] {
@@ -56,8 +61,9 @@ describe("one table of settings", () => {
     }
   });
 
-  test("Deno may read exactly the settings' variables and postgres.js's: npm run start:deno's --allow-env (deno task start runs the same, deno-task.test.ts)", () => {
+  test("Deno may read exactly the settings' variables (OpenTelemetry's as OTEL_*) and postgres.js's: npm run start:deno's --allow-env (deno task start runs the same, deno-task.test.ts)", () => {
     const allowed = /--allow-env=(\S+)/.exec(packageJson.scripts["start:deno"])?.[1]?.split(",") ?? [];
-    expect(allowed.toSorted()).toEqual([...SETTINGS.map((setting) => setting.variable), ...POSTGRES_CLIENT_VARIABLES].toSorted());
+    const settings = SETTINGS.map((setting) => setting.variable).filter((variable) => !variable.startsWith(OPEN_TELEMETRY_PREFIX.slice(0, -1)));
+    expect(allowed.toSorted()).toEqual([...settings, OPEN_TELEMETRY_PREFIX, ...POSTGRES_CLIENT_VARIABLES].toSorted());
   });
 });

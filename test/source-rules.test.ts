@@ -50,7 +50,7 @@ function membersRead(name: string): Set<string> {
   for (const { lines } of sources("src")) {
     for (const line of lines) {
       if (/^\s*(\/\*\*|\*|\/\/)/.test(line)) continue;
-      for (const match of line.matchAll(new RegExp(`(?<![\\w$-])${name}\\??\\.(\\w+)(?:\\??\\.(get|has|set|append|delete|forEach|entries|keys|values|getSetCookie))?`, "g"))) {
+      for (const match of line.matchAll(new RegExp(`(?<![\\w$.-])${name}\\??\\.(\\w+)(?:\\??\\.(get|has|set|append|delete|forEach|entries|keys|values|getSetCookie))?`, "g"))) {
         read.add(match[2] === undefined ? match[1]! : `${match[1]}.${match[2]}`);
       }
     }
@@ -115,8 +115,8 @@ test("a plug imports only the core's public surface (src/mod.ts, src/types.ts) a
   expect(offending).toEqual([]);
 });
 
-test("the server (adapters/server/) takes the core through its public surface, the plugs' entries and src/_internal/mod.ts only", () => {
-  const allowed = (target: string) => target === "src/mod.ts" || target === "src/_internal/mod.ts" || /^src\/plugs\/[\w-]+\/mod\.ts$/.test(target);
+test("the server (adapters/server/) takes the core through its public surface, the plugs' and tracing's entries and src/_internal/mod.ts only", () => {
+  const allowed = (target: string) => target === "src/mod.ts" || target === "src/_internal/mod.ts" || /^src\/(plugs\/[\w-]+|tracing)\/mod\.ts$/.test(target);
   const offending = sources("adapters/server").flatMap(({ file, lines }) =>
     lines
       .flatMap((line) => [...line.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)].map((match) => normalize(join(dirname(file), match[1]!))))

@@ -15,8 +15,10 @@
  */
 import process from "node:process";
 import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
+import type { TraceIds } from "../../src/tracing/mod.ts";
 import { setHeaders } from "../../src/mod.ts";
 import { rawTarget } from "../../src/_internal/mod.ts";
+import { readTraceContext } from "../../src/tracing/mod.ts";
 import { createBatch } from "./_batch.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */
@@ -32,6 +34,8 @@ export interface AccessLogOptions {
   readonly write?: (line: string) => void;
   /** Writes an error line, without its newline. Default: stderr, at once. */
   readonly writeError?: (line: string) => void;
+  /** The trace and span a request was answered in, when traces are recorded. Default: the caller's, from its `traceparent`. */
+  readonly traceIds?: (request: Request) => TraceIds | undefined;
 }
 
 /** One server's log. */
@@ -55,6 +59,8 @@ export interface RequestRecord {
   /** The length of the answer's body (what a GET would send, for HEAD and 304). */
   readonly bytes: number;
   readonly durationMs: number;
+  /** The trace the request belongs to and the span it was answered in (the caller's, when none is recorded here). */
+  readonly trace?: TraceIds | undefined;
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -69,6 +75,7 @@ interface Answered {
   readonly status: number;
   readonly bytes: number;
   readonly durationMs: number;
+  readonly trace: TraceIds | undefined;
 }
 
 /** A log with the given format, writing to stdout and stderr unless told otherwise. */
@@ -81,6 +88,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
     };
   const writeError = options.writeError ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const format = options.format === "json" ? requestLineJson : requestLineText;
+  const traceIds = options.traceIds ?? callerTrace;
   const clock = createClock();
   const nextId = createRequestIds();
   // The id of each request being answered, for errors reported while answering it.
@@ -95,8 +103,8 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   });
 
   function lineOf(answered: Answered): string {
-    const { requestId, method, status, bytes, durationMs } = answered;
-    return format({ time: clock(answered.at), requestId, method, target: rawTarget(answered.url), status, bytes, durationMs });
+    const { requestId, method, status, bytes, durationMs, trace } = answered;
+    return format({ time: clock(answered.at), requestId, method, target: rawTarget(answered.url), status, bytes, durationMs, trace });
   }
 
   function wrap(app: App): App {
@@ -119,7 +127,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   /** `response` with its `X-Request-Id`, and noted for the log. */
   function noted(request: Request, response: Response, requestId: string, started: number, bytes: number): Response {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs });
+    answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs, trace: traceIds(request) });
     return setHeaders(response, { "x-request-id": requestId });
   }
 
@@ -135,15 +143,25 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   return { wrap, reportError, flush: answers.flush };
 }
 
-/** A request line as JSON: the record's fields in order. */
+/** A request line as JSON: the record's fields in order, the trace's only when there is one. */
 export function requestLineJson(record: RequestRecord): string {
-  // The time and the id hold no character JSON escapes (the id is checked or made here).
-  return `{"time":"${record.time}","requestId":"${record.requestId}","method":${JSON.stringify(record.method)},"target":${JSON.stringify(record.target)},"status":${record.status},"bytes":${record.bytes},"durationMs":${record.durationMs}}`;
+  // The time and the ids hold no character JSON escapes (the id is checked or made here, trace ids are hex).
+  const { trace } = record;
+  const traced = trace === undefined ? "" : `,"traceId":"${trace.traceId}","spanId":"${trace.spanId}"`;
+  return `{"time":"${record.time}","requestId":"${record.requestId}","method":${JSON.stringify(record.method)},"target":${JSON.stringify(record.target)},"status":${record.status},"bytes":${record.bytes},"durationMs":${record.durationMs}${traced}}`;
 }
 
-/** A request line as plain text: time, id, method, target, status, bytes, duration. */
+/** A request line as plain text: time, id, method, target, status, bytes, duration, and `trace=… span=…` when there is a trace. */
 export function requestLineText(record: RequestRecord): string {
-  return `${record.time} ${record.requestId} ${visible(record.method)} ${visible(record.target)} ${record.status} ${record.bytes} ${record.durationMs}ms`;
+  const { trace } = record;
+  const traced = trace === undefined ? "" : ` trace=${trace.traceId} span=${trace.spanId}`;
+  return `${record.time} ${record.requestId} ${visible(record.method)} ${visible(record.target)} ${record.status} ${record.bytes} ${record.durationMs}ms${traced}`;
+}
+
+/** The caller's trace and span, from a valid `traceparent`: what joins a line to its trace when none is recorded here. */
+function callerTrace(request: Request): TraceIds | undefined {
+  const caller = readTraceContext(request.headers);
+  return caller === undefined ? undefined : { traceId: caller.traceId, spanId: caller.parentId };
 }
 
 /**

@@ -8,12 +8,14 @@ import type { Validation } from "../../src/mod.ts";
 import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
 import type { OperateSettings } from "./operate-settings.ts";
+import type { TraceSettings } from "./trace-settings.ts";
 import { isBearerToken } from "../../src/_internal/mod.ts";
 import { parseCorsOrigins } from "../../src/plugs/cors/mod.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { readEdgeSettings } from "./edge-settings.ts";
 import { readOperateSettings } from "./operate-settings.ts";
 import { defaultOf, SETTINGS } from "./settings.ts";
+import { readTraceSettings } from "./trace-settings.ts";
 
 /** Which store the standalone server keeps pets in. */
 export type StoreKind = "file" | "memory" | "postgres";
@@ -35,6 +37,8 @@ export interface Config extends OperateSettings {
   readonly edge: EdgeSettings;
   /** The origins whose pages may call the API (`CORS_ORIGINS`); absent: no CORS. */
   readonly corsOrigins?: CorsOrigins;
+  /** Where spans are exported (`OTEL_*`); absent: no tracing, and nothing of it is loaded. */
+  readonly trace?: TraceSettings;
 }
 
 /** The settings, or every problem found in them. */
@@ -68,6 +72,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const edge = readEdgeSettings(setting, problems);
   const operate = readOperateSettings(setting, port, problems);
   const cors = parseCorsOrigins(setting("CORS_ORIGINS") ?? "");
+  const trace = readTraceSettings(setting, problems);
   if (!cors.ok) problems.push(...cors.issues.map((issue) => `CORS_ORIGINS ${issue}`));
   if (problems.length > 0) return { ok: false, issues: problems };
   const keyGenerated = configuredKeys.length === 0;
@@ -86,6 +91,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       ...operate,
       // Unset or empty: no CORS, as before the setting existed.
       ...(cors.ok && cors.value.length > 0 ? { corsOrigins: cors.value } : {}),
+      ...(trace === undefined ? {} : { trace }),
     },
   };
 }

@@ -47,8 +47,8 @@ interface Slot {
 
 const STATUSES = 500;
 
-/** Empty metrics for an app served under `basePath`. */
-export function createMetrics(options: { readonly basePath: string }): Metrics {
+/** Empty metrics for an app served under `basePath`; `more` adds families of another part (the trace export's). */
+export function createMetrics(options: { readonly basePath: string; readonly more?: () => string }): Metrics {
   const routes = createRouteLabels([...ROUTES.map((route) => `${options.basePath}${route.path}`), HEALTH_PATH]);
   const slots: (Slot | undefined)[] = new Array(routes.labels.length * METHOD_LABELS.length);
   const stores = createStoreMetrics();
@@ -85,7 +85,7 @@ export function createMetrics(options: { readonly basePath: string }): Metrics {
       text += familyHeader("animal_store_http_open_connections", "gauge", "Open HTTP connections of the API's listener.") +
         sample("animal_store_http_open_connections", "", await connections());
     }
-    return text + stores.text() + processText();
+    return text + stores.text() + processText() + (options.more?.() ?? "");
   }
 
   return {

@@ -33,6 +33,14 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "RATE_LIMIT", flag: "--rate-limit", default: undefined, summary: "Requests per key: 100/s, 6000/min, 10/h, optionally ,burst=200" },
   { variable: "METRICS_PORT", flag: "--metrics-port", default: undefined, summary: "Serves Prometheus metrics at GET /metrics on this port" },
   { variable: "SERVER_TIMING", flag: "--server-timing", default: "off", summary: "on gives every answer a Server-Timing header: the time the service took" },
+  { variable: "OTEL_EXPORTER_OTLP_ENDPOINT", flag: "--otel-exporter-otlp-endpoint", default: undefined, summary: "Sends traces over OTLP/HTTP to this collector (to /v1/traces under it)" },
+  { variable: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", flag: "--otel-exporter-otlp-traces-endpoint", default: undefined, summary: "The full URL traces are sent to; wins over OTEL_EXPORTER_OTLP_ENDPOINT" },
+  { variable: "OTEL_EXPORTER_OTLP_PROTOCOL", flag: "--otel-exporter-otlp-protocol", default: "http/protobuf", summary: "http/protobuf or http/json" },
+  { variable: "OTEL_SERVICE_NAME", flag: "--otel-service-name", default: "animal-store", summary: "The service.name of exported spans" },
+  { variable: "OTEL_RESOURCE_ATTRIBUTES", flag: "--otel-resource-attributes", default: undefined, summary: "More resource attributes: key=value,key=value" },
+  { variable: "OTEL_TRACES_SAMPLER", flag: "--otel-traces-sampler", default: "parentbased_always_on", summary: "Which traces are recorded: always_on, always_off, traceidratio or parentbased_*" },
+  { variable: "OTEL_TRACES_SAMPLER_ARG", flag: "--otel-traces-sampler-arg", default: undefined, summary: "The fraction the traceidratio samplers record, 0 to 1 (unset: 1)" },
+  { variable: "OTEL_SDK_DISABLED", flag: "--otel-sdk-disabled", default: "false", summary: "true turns tracing off whatever else is set" },
   { variable: "DENO_SERVER", flag: "--deno-server", default: "node:http", summary: "On Deno: node:http, or Deno.serve (faster, no header or idle timeout)" },
 ].map((setting) => Object.freeze(setting)));
 

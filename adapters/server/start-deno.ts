@@ -22,4 +22,5 @@ function chooseServe(config: Config): Serve {
   return serveNode;
 }
 
-await start(chooseServe, { connectPostgres: connectPostgresJs });
+// With OTEL_DENO=true Deno exports OpenTelemetry itself: the server's spans go through it.
+await start(chooseServe, { connectPostgres: connectPostgresJs, exportsTraces: Deno.env.get("OTEL_DENO") === "true" });

@@ -10,12 +10,14 @@ import type { App, PetStore, Plug, Wrap } from "../../src/mod.ts";
 import type { GeneratedKey } from "./api-key-file.ts";
 import type { Config } from "./config.ts";
 import type { Notices } from "./notices.ts";
+import type { TraceSettings } from "./trace-settings.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve, Server } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
 import { createApp, createMemoryStore } from "../../src/mod.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { Metrics } from "./metrics.ts";
+import type { TraceExport } from "./_otlp-export.ts";
 import { createAccessLog } from "./access-log.ts";
 import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { runCommand } from "./command-line.ts";
@@ -31,11 +33,14 @@ import { describeDatabase } from "./postgres-connection.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
 import { openPostgresStore } from "../postgres-store/mod.ts";
+import { sqlWithSpans } from "./_sql-spans.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
 export interface RuntimeOptions {
   /** Makes the PostgreSQL client this runtime uses, for `STORE=postgres`. */
   readonly connectPostgres: ConnectPostgres;
+  /** Whether the runtime exports OpenTelemetry itself (Deno with `OTEL_DENO=true`): spans then go through it, whatever `OTEL_EXPORTER_*` says. */
+  readonly exportsTraces?: boolean;
 }
 
 /** How long shutdown waits for in-flight requests before exiting anyway. */
@@ -43,6 +48,9 @@ const SHUTDOWN_GRACE_MS = 10_000;
 
 /** How long, past the grace, closing the store may take before the process exits anyway. */
 const LATE_STORE_CLOSE_MS = 3000;
+
+/** What a stop keeps of its grace after sending the last spans, to exit 0 in time. */
+const TRACE_FLUSH_MARGIN_MS = 500;
 
 /** Which `serve` a runtime uses with the given settings. */
 export type ChooseServe = (config: Config) => Serve;
@@ -61,12 +69,14 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
   const serve = chooseServe(config);
   const notices = createNotices(config.log);
-  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1" });
-  const opened = await openStore(config, runtime, notices, metrics);
-  const store = metrics?.observeStore(opened) ?? opened;
+  const traces = await traceExport(config.trace, runtime);
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", ...(traces === undefined ? {} : { more: traces.metricsText }) });
+  const opened = await openStore(config, runtime, notices, metrics, traces);
+  const observed = metrics?.observeStore(opened) ?? opened;
+  const store = traces?.tracing.store(observed) ?? observed;
   let stopping = false;
-  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log });
-  const server = await serve(serverApp(config, store, log, () => stopping, metrics), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
+  const server = await serve(serverApp(config, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (generated !== undefined) notices.info(keyNotice(generated));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
@@ -89,10 +99,13 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    const stopped = performance.now();
     setTimeout(exitLate, SHUTDOWN_GRACE_MS);
     await server.close();
     await metricsServer?.close();
     await closeStore();
+    // The spans of the last answers are sent within what is left of the grace, whatever the collector does.
+    if (traces !== undefined) await flushTraces(traces, SHUTDOWN_GRACE_MS - TRACE_FLUSH_MARGIN_MS - (performance.now() - stopped), notices);
     if (late) return;
     log?.flush();
     notices.info("stopped");
@@ -103,7 +116,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
 }
 
 /** The API with its plugs, and its wraps around it. */
-function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined): App {
+function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined, traces: TraceExport | undefined): App {
   const { publicUrl, trustProxy } = config.edge;
   const app = createApp({
     store,
@@ -113,12 +126,21 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
-  return serverWraps(config, log, metrics).reduce((wrapped, wrap) => wrap(wrapped), app);
+  return serverWraps(config, log, metrics, traces).reduce((wrapped, wrap) => wrap(wrapped), app);
 }
 
-/** The server's wraps, innermost first: `Server-Timing` (the app's own time), the access log, then the metrics around both (a request's latency includes the log's work). */
-function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metrics | undefined): Wrap[] {
-  return [...(config.serverTiming === true ? [serverTiming] : []), ...(log === undefined ? [] : [log.wrap]), ...(metrics === undefined ? [] : [metrics.wrap])];
+/**
+ * The server's wraps, innermost first: `Server-Timing` (the app's own time), the spans when traces
+ * are exported (so the log can name a request's span), the access log, then the metrics around all
+ * (a request's latency includes the log's work).
+ */
+function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metrics | undefined, traces: TraceExport | undefined): Wrap[] {
+  return [
+    ...(config.serverTiming === true ? [serverTiming] : []),
+    ...(traces === undefined ? [] : [traces.tracing.wrap]),
+    ...(log === undefined ? [] : [log.wrap]),
+    ...(metrics === undefined ? [] : [metrics.wrap]),
+  ];
 }
 
 /** The server's plugs, in the order they are asked: `/health` before anything counts it, then the rate limit, CORS and the reference page at `/`. */
@@ -129,6 +151,24 @@ function serverPlugs(config: Config, stopping: () => boolean): Plug[] {
     ...(config.corsOrigins === undefined ? [] : [cors(config.corsOrigins)]),
     referencePage(),
   ];
+}
+
+/** Starts the span export when it is configured, loading the OpenTelemetry SDK (or the runtime's); exits 1 naming the install line when it is missing. */
+async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions): Promise<TraceExport | undefined> {
+  if (settings === undefined && runtime.exportsTraces !== true) return undefined;
+  try {
+    const { startRuntimeTraces, startTraceExport } = await import("./_otlp-export.ts");
+    return runtime.exportsTraces === true ? await startRuntimeTraces() : await startTraceExport(settings!);
+  } catch (error) {
+    return fail([error instanceof Error ? error.message : String(error)], 1);
+  }
+}
+
+/** Sends the spans still queued within `ms`, and says how many never reached the collector. */
+async function flushTraces(traces: TraceExport, ms: number, notices: Notices): Promise<void> {
+  await traces.flush(Math.max(0, ms));
+  const { queueFull, exportFailed } = traces.lost();
+  if (queueFull + exportFailed > 0) notices.error(`animal-store: ${queueFull + exportFailed} spans were not exported (${queueFull} dropped with the queue full, ${exportFailed} in failed exports)`);
 }
 
 /** Serves `GET /metrics` on its own port, counting the API listener's connections where its runtime can. */
@@ -150,11 +190,11 @@ async function generatedKey(config: Config): Promise<GeneratedKey> {
   }
 }
 
-async function openStore(config: Config, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined): Promise<PetStore> {
+async function openStore(config: Config, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined, traces: TraceExport | undefined): Promise<PetStore> {
   if (config.store === "memory") return createMemoryStore();
   try {
     return config.store === "postgres"
-      ? await openDatabase(config.databaseUrl, runtime, notices, metrics)
+      ? await openDatabase(config.databaseUrl, runtime, notices, metrics, traces)
       : await openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) });
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
@@ -162,10 +202,11 @@ async function openStore(config: Config, runtime: RuntimeOptions, notices: Notic
 }
 
 /** The PostgreSQL store over a client of its own, which closing the store closes too. */
-async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined): Promise<PetStore> {
+async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined, traces: TraceExport | undefined): Promise<PetStore> {
   const connection = await runtime.connectPostgres(url);
+  const observed = metrics?.observeSql(connection.sql) ?? connection.sql;
   try {
-    const store = await openPostgresStore({ sql: metrics?.observeSql(connection.sql) ?? connection.sql });
+    const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan) });
     notices.info(`opened ${describeDatabase(url)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
   } catch (error) {

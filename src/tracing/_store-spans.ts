@@ -1,0 +1,50 @@
+/**
+ * @module
+ * Private to the tracing feature: a child span for every store operation made while a request's span
+ * is active, named by the operation (`PetStore.create`), never carrying what is stored or asked for.
+ */
+import type { PetStore } from "../store.ts";
+import type { OtelApi, OtelTracer } from "./otel-api.ts";
+import { SPAN_KIND, STATUS_ERROR } from "./otel-api.ts";
+
+/** Runs `work` inside a span named `name` of `kind`, a child of the active span; without an active span, just runs it. */
+export type SpanRunner = <T>(name: string, kind: number, attributes: Readonly<Record<string, string>>, work: () => Promise<T>) => Promise<T>;
+
+/** A runner over the host's API and tracer: the span ends when `work` settles, with status ERROR and `error.type` when it rejects. */
+export function createSpanRunner(api: OtelApi, tracer: OtelTracer): SpanRunner {
+  return (name, kind, attributes, work) => {
+    const active = api.context.active();
+    // Work outside any request (a flush at shutdown, a health probe's store check) starts no trace
+    // of its own, and a request whose span was not sampled records no children.
+    if (api.trace.getSpan(active)?.isRecording() !== true) return work();
+    const span = tracer.startSpan(name, { kind, attributes }, active);
+    return api.context.with(api.trace.setSpan(active, span), work).then(
+      (value) => (span.end(), value),
+      (error: unknown) => {
+        // The type only: a message may quote what was stored (a database's error does).
+        span.setAttribute("error.type", error instanceof Error ? error.name : "_OTHER");
+        span.setStatus({ code: STATUS_ERROR });
+        span.end();
+        throw error;
+      },
+    );
+  };
+}
+
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
+
+/** `store` with every operation in a span of its own while a request's span is active. */
+export function storeWithSpans(store: PetStore, run: SpanRunner): PetStore {
+  const { createWithKey, health } = store;
+  const inSpan = <T>(operation: string, work: () => Promise<T>) => run(`PetStore.${operation}`, SPAN_KIND.internal, NO_ATTRIBUTES, work);
+  // Spread first: a store method not traced here is kept as it is, not dropped.
+  return {
+    ...store,
+    create: (pet) => inSpan("create", () => store.create(pet)),
+    get: (id) => inSpan("get", () => store.get(id)),
+    list: (query) => inSpan("list", () => store.list(query)),
+    close: () => store.close(),
+    ...(createWithKey === undefined ? {} : { createWithKey: (pet, key) => inSpan("createWithKey", () => createWithKey.call(store, pet, key)) }),
+    ...(health === undefined ? {} : { health: () => inSpan("health", () => health.call(store)) }),
+  };
+}

@@ -1,0 +1,55 @@
+import { expect, test } from "bun:test";
+import packageJson from "../package.json" with { type: "json" };
+import { TRACE_PACKAGES } from "../adapters/server/_otlp-export.ts";
+import { readTraceSettings } from "../adapters/server/trace-settings.ts";
+
+test("the install line the server and docs/operating.md give names the OpenTelemetry versions the tests use", () => {
+  const devDependencies: Record<string, string> = packageJson.devDependencies;
+  for (const pinned of TRACE_PACKAGES) {
+    const at = pinned.lastIndexOf("@");
+    expect(`${pinned.slice(0, at)}@${devDependencies[pinned.slice(0, at)]}`).toBe(pinned);
+  }
+});
+
+/** The trace settings of an environment, or the problems found in it. */
+function traceSettingsOf(env: Record<string, string>) {
+  const problems: string[] = [];
+  const defaults: Record<string, string> = { OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_TRACES_SAMPLER: "parentbased_always_on", OTEL_SERVICE_NAME: "animal-store" };
+  const settings = readTraceSettings((name) => env[name] ?? defaults[name], problems);
+  return { settings, problems };
+}
+
+test("tracing is off unless an endpoint is set, and off with OTEL_SDK_DISABLED=true whatever is set", () => {
+  expect(traceSettingsOf({})).toEqual({ settings: undefined, problems: [] });
+  expect(traceSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })).toEqual({ settings: undefined, problems: [] });
+});
+
+test("the base endpoint gets /v1/traces appended; the traces endpoint is used as it is and wins", () => {
+  expect(traceSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }).settings?.url).toBe("http://collector:4318/v1/traces");
+  expect(traceSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://a:4318", OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://b/otlp/traces" }).settings?.url).toBe("https://b/otlp/traces");
+});
+
+test("resource attributes are percent-decoded key=value pairs; the sampler and its ratio are read", () => {
+  const { settings } = traceSettingsOf({
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+    OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod, team=pets%20and%20more",
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: "0.25",
+  });
+  expect(settings?.resourceAttributes).toEqual({ "deployment.environment.name": "prod", team: "pets and more" });
+  expect([settings?.sampler, settings?.ratio]).toEqual(["parentbased_traceidratio", 0.25]);
+});
+
+test("each bad value is named: gRPC, an unknown sampler, a ratio above 1, a pair without =, an endpoint that is no http URL", () => {
+  const { problems } = traceSettingsOf({
+    OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+    OTEL_TRACES_SAMPLER: "jaeger_remote",
+    OTEL_TRACES_SAMPLER_ARG: "1.5",
+    OTEL_RESOURCE_ATTRIBUTES: "novalue",
+  });
+  expect(problems.map((problem) => problem.split(" ")[0])).toEqual(["OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG", "OTEL_RESOURCE_ATTRIBUTES"]);
+  expect(traceSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318" }).problems).toEqual([
+    'OTEL_EXPORTER_OTLP_ENDPOINT must be an http or https URL, such as http://localhost:4318, got "collector:4318"',
+  ]);
+});
