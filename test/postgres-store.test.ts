@@ -13,6 +13,7 @@ import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { storeChecks } from "../src/testing/mod.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
+import { reopenableStoreContract } from "./store-reopen-contract.ts";
 import { storeContract } from "./store-contract.ts";
 
 /** The clients a user may pass in, each made for a database URL and closed by `end`. */
@@ -39,6 +40,21 @@ async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boole
 for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
   storeContract(`PostgreSQL (${client})`, () => openStore(client));
   idempotentStoreContract(`PostgreSQL (${client})`, () => openStore(client));
+  reopenableStoreContract(`PostgreSQL (${client})`, async () => {
+    const url = await (await postgresServer()).createDatabase();
+    return {
+      open: async () => {
+        const { sql, end } = CLIENTS[client](url);
+        const store = await openPostgresStore({ sql });
+        return { ...store, close: async () => (await store.close(), await end()) };
+      },
+      removeNewest: async () => {
+        const { sql, end } = CLIENTS[client](url);
+        await sql`delete from pets where id = (select max(id) from pets)`;
+        await end();
+      },
+    };
+  });
 
   describe(`PostgreSQL store with ${client}`, () => {
     test("a create whose name PostgreSQL cannot store (U+0000) fails alone; the creates batched with it are written", async () => {
