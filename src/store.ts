@@ -4,8 +4,18 @@
  *
  * A store assigns ids (positive integers, unique, never reused) and returns pets in ascending id
  * order. A miss is `undefined`, never an exception. To keep pets in SQL or a key-value store,
- * implement these four methods, and the two optional ones for `Idempotency-Key` and the health
- * check; `test/store-contract.ts` checks an implementation.
+ * implement these four methods, and the optional ones for `Idempotency-Key`, the health check and
+ * the id-keeping import; `storeChecks`, `idempotencyChecks`, `reopenChecks` and `importChecks` in
+ * `animal-store/testing` check an implementation.
+ *
+ * **The append-only rule.** A stored pet never changes and the service never removes one; a new
+ * pet's id is above every id the store ever handed out, even once pets are gone from the data by an
+ * operator's hand (so an id is never reused). What relies on it: a pet's and a full page's strong
+ * `ETag` (`pet.ts`, `get-pet.ts`, `list-pets.ts`, the document in `openapi/mod.ts`), the `after`
+ * cursor that resumes a walk exactly, the in-memory index that only appends (`_pet-index.ts`), the
+ * JSON-file store's journal with no compaction, and an exported file that lists every pet once. A
+ * keyed create whose pet is gone from the data is made anew, in every store: there is no pet left
+ * to replay, and the key names the new one from then on.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 

@@ -49,9 +49,9 @@ for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
         return { ...store, close: async () => (await store.close(), await end()) };
       },
       removeNewest: async () => {
-        const { sql, end } = CLIENTS[client](url);
-        await sql`delete from pets where id = (select max(id) from pets)`;
-        await end();
+        const admin = new SQL(url);
+        await admin`delete from pets where id = (select max(id) from pets)`;
+        await admin.close();
       },
     };
   });

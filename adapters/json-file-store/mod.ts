@@ -6,6 +6,8 @@
  *   is in flight wait and go out together in the next write (group commit): one fsync for many.
  * - Records are appended, never rewritten; pets are never updated or deleted, so the file holds no
  *   dead records and needs no compaction.
+ * - Ids continue above the highest ever handed out, kept in `<file>.last-id` (see `_last-id.ts`),
+ *   not above the file's last line: an id is never reused, even once the newest pets are gone.
  * - After a failed write or fsync the store never retries (the kernel may have dropped the data
  *   and report success the second time): it cuts the file back to the last acknowledged size and
  *   refuses further creates until a restart reloads the file.
@@ -39,6 +41,7 @@ import { fenceOff } from "./_fence.ts";
 import { acquireLock, errorCode } from "./_file-lock.ts";
 import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
 import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
+import { RESERVE_STEP, readLastId, writeLastId } from "./_last-id.ts";
 
 /** Options of the JSON-file store. */
 export interface JsonFileStoreOptions {
@@ -77,6 +80,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   try {
     if (lock.previousOwnerMayRun) await fenceOff(path);
     const secret = await openClientSecret(path);
+    const mark = await readLastId(path);
     const index = createPetIndex();
     const keys = createKeyTable(options.maxIdempotencyKeys);
     const now = Date.now();
@@ -94,7 +98,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
     options.observer?.keysHeld(keys.size);
-    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys });
+    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys, mark });
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -184,10 +188,15 @@ interface Journal {
 interface Loaded {
   readonly index: PetIndex;
   readonly keys: KeyTable;
+  /** The highest id handed out as `<file>.last-id` holds it (see `_last-id.ts`). */
+  readonly mark: number;
 }
 
-function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
-  const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
+function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
+  // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
+  let lastGiven = Math.max(mark, index.all[index.all.length - 1]?.id ?? 0);
+  let reserved = mark;
+  const numbered = createNumbering(lastGiven);
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
@@ -230,6 +239,8 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     let loss: Loss | undefined;
     let fsyncSeconds = 0;
     try {
+      const highest = batch[batch.length - 1]!.pet.id;
+      if (highest > reserved) await writeLastId(path, (reserved = highest + RESERVE_STEP));
       written = await append(file, lines);
       const syncing = performance.now();
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
@@ -260,6 +271,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     if (failure !== undefined) return Promise.reject(failure);
     if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
     const stored = numbered(pet);
+    lastGiven = stored.id;
     return new Promise((resolve, reject) => {
       pending.push({ pet: stored, key, resolve, reject });
       flushing ??= flush();
@@ -300,6 +312,10 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       closed = true;
       await flushing;
       await file.close();
+      // The exact mark, so a clean restart skips no id; only while the file is still this store's.
+      if (lastGiven !== reserved && (await lock.isHeld().catch(() => false))) {
+        await writeLastId(path, lastGiven).catch((error) => logger.warn(`${path}: ${path}.last-id could not be written (${describeError(error)})`));
+      }
       try {
         await lock.release();
       } catch (error) {

@@ -26,7 +26,7 @@
  *   other creates of its transaction are written again without it.
  */
 import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
-import { StoreUnavailableError, withId } from "../../src/mod.ts";
+import { withId } from "../../src/mod.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
@@ -123,21 +123,31 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
   async function answerReplay(entry: PendingCreate): Promise<void> {
     try {
       const pet = await petOfKey(entry.key!);
-      settle(entry, () => entry.resolve({ pet, replayed: true }));
+      // The key's pet is gone (or the key just expired): the create is made anew, as in every store.
+      const outcome = pet !== undefined ? { pet, replayed: true } : await enqueue(entry.pet, entry.key);
+      settle(entry, () => entry.resolve(outcome));
     } catch (error) {
       settle(entry, () => entry.reject(createFailure(error, false)));
     }
   }
 
-  /** The pet a taken idempotency key produced. */
-  async function petOfKey(key: IdempotencyKey): Promise<Pet> {
+  /**
+   * The pet a taken idempotency key produced, or `undefined` once that pet is gone from the table
+   * (an operator's delete): the key is then freed, only if it still names that pet, so a create
+   * that took it over meanwhile keeps it.
+   */
+  async function petOfKey(key: IdempotencyKey): Promise<Pet | undefined> {
     const rows = await read(
-      () => sql`select p.id, p.name, p.category_id, p.status from pet_idempotency_keys k join pets p on p.id = k.pet_id
+      () => sql`select k.pet_id, p.id, p.name, p.category_id, p.status from pet_idempotency_keys k left join pets p on p.id = k.pet_id
         where k.client = ${key.client} and k.key = ${key.key}`,
       timeoutMs,
     );
-    if (rows[0] === undefined) throw new StoreUnavailableError("the idempotency key was taken but its pet cannot be found; retry");
-    return petFromRow(rows[0]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    if (row["id"] !== null && row["id"] !== undefined) return petFromRow(row);
+    const gone = Number(row["pet_id"]);
+    await read(() => sql`delete from pet_idempotency_keys where client = ${key.client} and key = ${key.key} and pet_id = ${gone}`, timeoutMs);
+    return undefined;
   }
 
   /** Queues a create for the next transaction. */
