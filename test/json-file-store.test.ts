@@ -6,6 +6,7 @@ import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess } from "./processes.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
+import { importingStoreContract } from "./store-import-contract.ts";
 import { reopenableStoreContract } from "./store-reopen-contract.ts";
 import { storeContract } from "./store-contract.ts";
 import { tempDataFile, tempFolder } from "./temp.ts";
@@ -21,6 +22,7 @@ const quiet = { info: () => {}, warn: () => {} };
 
 storeContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
 idempotentStoreContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
+importingStoreContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
 reopenableStoreContract("JSON file", () => {
   const path = tempDataFile();
   return Promise.resolve({ open: () => openJsonFileStore(path, { logger: quiet }), removeNewest: async () => removeLastLine(path) });

@@ -13,6 +13,7 @@ import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { storeChecks } from "../src/testing/mod.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
+import { importingStoreContract } from "./store-import-contract.ts";
 import { reopenableStoreContract } from "./store-reopen-contract.ts";
 import { storeContract } from "./store-contract.ts";
 
@@ -40,6 +41,7 @@ async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boole
 for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
   storeContract(`PostgreSQL (${client})`, () => openStore(client));
   idempotentStoreContract(`PostgreSQL (${client})`, () => openStore(client));
+  importingStoreContract(`PostgreSQL (${client})`, () => openStore(client));
   reopenableStoreContract(`PostgreSQL (${client})`, async () => {
     const url = await (await postgresServer()).createDatabase();
     return {

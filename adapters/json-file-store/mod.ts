@@ -25,12 +25,14 @@
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../../src/mod.ts";
+import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
 import type { KeyTable } from "../../src/_internal/_idempotency-keys.ts";
 import type { PetIndex } from "../../src/_internal/_pet-index.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
 import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_internal/_pet-index.ts";
+import { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import { commitImport, dropImport, writeImport } from "./_import.ts";
 import type { ClientMac } from "./_client-mac.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
@@ -62,7 +64,8 @@ export interface JsonFileStoreObserver {
 }
 
 interface PendingCreate {
-  readonly pet: Pet;
+  /** Numbered when its batch is written, so an import in between takes the ids below it. */
+  readonly pet: NewPet;
   readonly key: JournalKey | undefined;
   readonly resolve: (pet: Pet) => void;
   readonly reject: (error: Error) => void;
@@ -194,9 +197,8 @@ interface Loaded {
 
 function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
   // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
-  let lastGiven = Math.max(mark, index.all[index.all.length - 1]?.id ?? 0);
+  const numbering = createNumbering(Math.max(mark, index.all[index.all.length - 1]?.id ?? 0));
   let reserved = mark;
-  const numbered = createNumbering(lastGiven);
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
@@ -234,12 +236,13 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       // The lock goes with a removed folder: find out what happened to the file as well.
       return await stopFor((await lossOf(path, opened, lock).catch(() => undefined)) ?? "unlocked", batch);
     }
-    const lines = batch.map((entry) => `${journalLine(entry.pet, entry.key)}\n`).join("");
+    const pets = batch.map((entry) => numbering.next(entry.pet));
+    const lines = batch.map((entry, i) => `${journalLine(pets[i]!, entry.key)}\n`).join("");
     let written: number;
     let loss: Loss | undefined;
     let fsyncSeconds = 0;
     try {
-      const highest = batch[batch.length - 1]!.pet.id;
+      const highest = numbering.last;
       if (highest > reserved) await writeLastId(path, (reserved = highest + RESERVE_STEP));
       written = await append(file, lines);
       const syncing = performance.now();
@@ -258,11 +261,11 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     }
     if (loss !== undefined) return await stopFor(loss, batch);
     committedSize += written;
-    for (const entry of batch) {
-      addPet(index, entry.pet);
-      if (entry.key !== undefined) keys.add(entry.key, entry.pet.id, entry.key.at);
-      entry.resolve(entry.pet);
-    }
+    batch.forEach((entry, i) => {
+      addPet(index, pets[i]!);
+      if (entry.key !== undefined) keys.add(entry.key, pets[i]!.id, entry.key.at);
+      entry.resolve(pets[i]!);
+    });
     observer?.committed(batch.length, fsyncSeconds);
     observer?.keysHeld(keys.size);
   }
@@ -270,10 +273,8 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   function enqueue(pet: NewPet, key: JournalKey | undefined): Promise<Pet> {
     if (failure !== undefined) return Promise.reject(failure);
     if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
-    const stored = numbered(pet);
-    lastGiven = stored.id;
     return new Promise((resolve, reject) => {
-      pending.push({ pet: stored, key, resolve, reject });
+      pending.push({ pet, key, resolve, reject });
       flushing ??= flush();
     });
   }
@@ -295,9 +296,75 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     }
   }
 
+  /** Stores imported pets all or nothing (see `_import.ts`); creates wait meanwhile. */
+  async function importPets(pets: AsyncIterable<MovedPet>, options: ImportOptions = {}): Promise<ImportSummary> {
+    while (flushing !== undefined) await flushing;
+    if (failure !== undefined) throw failure;
+    if (closed) throw new StoreUnavailableError("the store is closed");
+    let done!: () => void;
+    flushing = new Promise((resolve) => (done = resolve));
+    try {
+      refuseUnlessEmpty(index.all.length, options.append === true);
+      let previous = numbering.last;
+      const check = (moved: MovedPet, position: number) => {
+        refuseUnlessAbove(moved.pet.id, previous, position);
+        previous = moved.pet.id;
+      };
+      const keyOf = ({ key }: MovedPet): JournalKey | undefined =>
+        key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
+      const imported = await writeImport(path, file, committedSize, pets, check, keyOf);
+      const last = imported.records[imported.records.length - 1]?.pet.id ?? 0;
+      try {
+        if (last > reserved) await writeLastId(path, (reserved = last));
+        const loss = await lossOf(path, opened, lock).catch(() => undefined);
+        if (loss !== undefined) throw new StoreUnavailableError(describeLoss(path, loss));
+        await commitImport(path);
+      } catch (error) {
+        await dropImport(path);
+        throw error;
+      }
+      await reopen(imported.size);
+      for (const { pet, key } of imported.records) {
+        addPet(index, pet);
+        if (key !== undefined) keys.add(key, pet.id, key.at);
+      }
+      numbering.passTo(last);
+      const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
+      return importSummary(tally, tally.withKey);
+    } finally {
+      flushing = undefined;
+      done();
+      if (pending.length > 0) flushing = flush();
+    }
+  }
+
+  /** Opens the file the path now leads to (an import's copy), whose first `size` bytes are acknowledged. */
+  async function reopen(size: number): Promise<void> {
+    try {
+      const next = await open(path, "a+");
+      await file.close();
+      file = next;
+      opened = await file.stat();
+      committedSize = size;
+    } catch (error) {
+      fail([], new StoreUnavailableError(`the imported file could not be opened (${describeError(error)}); restart the server`));
+      throw failure;
+    }
+  }
+
   return {
     create: (pet) => enqueue(pet, undefined),
     createWithKey,
+    async *exportPets() {
+      const end = index.all.length; // the snapshot: pets created from now on come after it
+      const young = keys.byPet(Date.now());
+      for (let i = 0; i < end; i++) {
+        const pet = index.all[i]!;
+        const key = young.get(pet.id);
+        yield key === undefined ? { pet } : { pet, key: { clientMac: key.client, key: key.key, at: key.at } };
+      }
+    },
+    importPets,
     get: (id) => Promise.resolve(petById(index, id)),
     list: (query) => Promise.resolve(pageOf(index, query)),
     async health() {
@@ -313,8 +380,8 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       await flushing;
       await file.close();
       // The exact mark, so a clean restart skips no id; only while the file is still this store's.
-      if (lastGiven !== reserved && (await lock.isHeld().catch(() => false))) {
-        await writeLastId(path, lastGiven).catch((error) => logger.warn(`${path}: ${path}.last-id could not be written (${describeError(error)})`));
+      if (numbering.last !== reserved && (await lock.isHeld().catch(() => false))) {
+        await writeLastId(path, numbering.last).catch((error) => logger.warn(`${path}: ${path}.last-id could not be written (${describeError(error)})`));
       }
       try {
         await lock.release();

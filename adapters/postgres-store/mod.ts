@@ -30,6 +30,7 @@ import { withId } from "../../src/mod.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
+import { exportPets, importPets } from "./_move.ts";
 
 export type { Row, SqlClient, SqlQuery, SqlValue } from "./sql-client.ts";
 
@@ -191,6 +192,8 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
       purgeOldKeys();
       return enqueue(pet, key);
     },
+    exportPets: () => exportPets(sql),
+    importPets: (pets, options = {}) => importPets(sql, pets, options),
     async get(id: number): Promise<Pet | undefined> {
       const rows = await read(() => sql`select id, name, category_id, status from pets where id = ${id}`, timeoutMs);
       return rows[0] === undefined ? undefined : petFromRow(rows[0]);
