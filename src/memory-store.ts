@@ -3,8 +3,8 @@
  * A store that keeps pets in memory only: fast, and gone when the process ends.
  */
 import type { NewPet, Pet } from "./pet.ts";
-import type { MovedPet, PetStore } from "./store.ts";
-import { createTally, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "./_internal/_import-rules.ts";
+import type { PetStore } from "./store.ts";
+import { exportIndex, importIntoIndex } from "./_internal/_import-rules.ts";
 import { createKeyTable } from "./_internal/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_internal/_pet-index.ts";
 
@@ -36,39 +36,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
     },
     get: async (id) => petById(index, id),
     list: async (query) => pageOf(index, query),
-    async *exportPets() {
-      const end = index.all.length; // the snapshot: pets created from now on come after it
-      const young = keys.byPet(Date.now());
-      for (let i = 0; i < end; i++) {
-        const pet = index.all[i]!;
-        const key = young.get(pet.id);
-        yield key === undefined ? { pet } : { pet, key };
-      }
-    },
-    async importPets(pets, options = {}) {
-      // Gathered first and stored at once: a refusal half way leaves the store as it was.
-      refuseUnlessEmpty(index.all.length, options.append === true);
-      const taken: MovedPet[] = [];
-      const tally = createTally();
-      for await (const moved of pets) {
-        refuseUnlessAbove(moved.pet.id, tally.count === 0 ? numbering.last : tally.lastId, tally.count);
-        taken.push(moved);
-        tally.add(moved);
-      }
-      // Creates may have come in while the pets were read.
-      refuseUnlessEmpty(index.all.length, options.append === true);
-      if (taken[0] !== undefined) refuseUnlessAbove(taken[0].pet.id, numbering.last, 0);
-      let stored = 0;
-      for (const { pet, key } of taken) {
-        addPet(index, pet);
-        numbering.passTo(pet.id);
-        if (key?.client !== undefined) {
-          keys.add({ client: key.client, key: key.key }, pet.id, key.at);
-          stored++;
-        }
-      }
-      return importSummary(tally, stored);
-    },
+    exportPets: () => exportIndex(index, keys, (client, key, at) => ({ client, key, at })),
+    importPets: (pets, options = {}) => importIntoIndex({ index, numbering, keys }, pets, options),
     health: async () => ({ ok: true }),
     close: async () => {},
   };

@@ -31,7 +31,7 @@ import type { PetIndex } from "../../src/_internal/_pet-index.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
 import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_internal/_pet-index.ts";
-import { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import { exportIndex, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
 import { commitImport, dropImport, writeImport } from "./_import.ts";
 import type { ClientMac } from "./_client-mac.ts";
 import type { FileLock } from "./_file-lock.ts";
@@ -355,15 +355,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   return {
     create: (pet) => enqueue(pet, undefined),
     createWithKey,
-    async *exportPets() {
-      const end = index.all.length; // the snapshot: pets created from now on come after it
-      const young = keys.byPet(Date.now());
-      for (let i = 0; i < end; i++) {
-        const pet = index.all[i]!;
-        const key = young.get(pet.id);
-        yield key === undefined ? { pet } : { pet, key: { clientMac: key.client, key: key.key, at: key.at } };
-      }
-    },
+    exportPets: () => exportIndex(index, keys, (clientMac, key, at) => ({ clientMac, key, at })),
     importPets,
     get: (id) => Promise.resolve(petById(index, id)),
     list: (query) => Promise.resolve(pageOf(index, query)),

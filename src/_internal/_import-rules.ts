@@ -1,10 +1,14 @@
 /**
  * @module
- * Private, shared by the stores' `importPets`: the refusals every store makes the same way, and the
- * summary each returns.
+ * Private, shared by the stores' `exportPets` and `importPets`: the refusals every store makes the
+ * same way, the summary each returns, and the export of an in-memory index and the import into one.
  */
-import type { ImportSummary, MovedPet } from "../store.ts";
-import { ImportRefusedError } from "../store.ts";
+import type { ImportOptions, ImportSummary, MovedKey, MovedPet } from "../move-pets/moved.ts";
+import type { Pet } from "../pet.ts";
+import type { KeyTable } from "./_idempotency-keys.ts";
+import type { Numbering, PetIndex } from "./_pet-index.ts";
+import { addPet } from "./_pet-index.ts";
+import { ImportRefusedError } from "../move-pets/moved.ts";
 
 /** Refuses an import into a store that holds `count` pets, unless it appends. */
 export function refuseUnlessEmpty(count: number, append: boolean): void {
@@ -38,4 +42,44 @@ export function createTally(): { count: number; lastId: number; withKey: number;
       if (moved.key !== undefined) this.withKey++;
     },
   };
+}
+
+/** The pets of `index` as one snapshot (those indexed now), each with its key younger than 24 hours as `movedKey` makes it. */
+export async function* exportIndex(index: PetIndex, keys: KeyTable, movedKey: (client: string, key: string, at: number) => MovedKey): AsyncIterable<MovedPet> {
+  const end = index.all.length; // pets created from now on come after the snapshot
+  const young = keys.byPet(Date.now());
+  for (let i = 0; i < end; i++) {
+    const pet: Pet = index.all[i]!;
+    const key = young.get(pet.id);
+    yield key === undefined ? { pet } : { pet, key: movedKey(key.client, key.key, key.at) };
+  }
+}
+
+/** Imports `pets` into a memory store's index and keys, all or nothing: gathered first, then stored at once. */
+export async function importIntoIndex(
+  { index, numbering, keys }: { readonly index: PetIndex; readonly numbering: Numbering; readonly keys: KeyTable },
+  pets: AsyncIterable<MovedPet>,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  refuseUnlessEmpty(index.all.length, options.append === true);
+  const taken: MovedPet[] = [];
+  const tally = createTally();
+  for await (const moved of pets) {
+    refuseUnlessAbove(moved.pet.id, tally.count === 0 ? numbering.last : tally.lastId, tally.count);
+    taken.push(moved);
+    tally.add(moved);
+  }
+  // Creates may have come in while the pets were read.
+  refuseUnlessEmpty(index.all.length, options.append === true);
+  if (taken[0] !== undefined) refuseUnlessAbove(taken[0].pet.id, numbering.last, 0);
+  let stored = 0;
+  for (const { pet, key } of taken) {
+    addPet(index, pet);
+    numbering.passTo(pet.id);
+    if (key?.client !== undefined) {
+      keys.add({ client: key.client, key: key.key }, pet.id, key.at);
+      stored++;
+    }
+  }
+  return importSummary(tally, stored);
 }

@@ -7,11 +7,13 @@
  * const summary = await importPets(target, exportPets(source));
  * ```
  */
-import type { Pet } from "./pet.ts";
-import type { ImportOptions, ImportSummary, MovedKey, MovedPet, PetStore } from "./store.ts";
-import { readIdempotencyKey } from "./idempotency.ts";
-import { IDEMPOTENCY_KEY_TTL_MS, ImportRefusedError } from "./store.ts";
-import { validateStoredPet } from "./validate-pet.ts";
+import type { Pet } from "../pet.ts";
+import type { PetStore } from "../store.ts";
+import type { ImportOptions, ImportSummary, MovedKey, MovedPet } from "./moved.ts";
+import { readIdempotencyKey } from "../idempotency.ts";
+import { IDEMPOTENCY_KEY_TTL_MS } from "../store.ts";
+import { ImportRefusedError } from "./moved.ts";
+import { validateStoredPet } from "../validate-pet.ts";
 
 /** How many pets `exportPets` asks `list` for at a time, for stores without their own export. */
 const PAGE_SIZE = 1000;
