@@ -24,12 +24,12 @@ const STOP_GRACE_MS = 5000;
 /** Imports an export into the store the settings name; resolves with the exit code. */
 export async function runImport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
   const input = own["--in"] === undefined ? process.stdin : createReadStream(own["--in"]);
-  const signals = stopOnSignals();
+  const signals = stopOnSignals(input);
   const read: { end?: ExportEnd; first?: number } = {};
   let store: PetStore | undefined;
   try {
     store = await open(config);
-    const summary = await importPets(store, readExport(input, read, signals.stopped), { append: own["--append"] !== undefined });
+    const summary = await importPets(store, readExport(input, read), { append: own["--append"] !== undefined });
     process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
     process.stdout.write(keysLine(summary));
     const back = await readBack(store, read.first ?? 0, summary.lastId);
@@ -38,7 +38,7 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
     return agree ? 0 : 1;
   } catch (error) {
     if (error instanceof ImportRefusedError) {
-      return refuse("import", [`${error.position === undefined ? "" : `line ${error.position + 2}: `}${error.message}; nothing was imported`]);
+      return refuse("import", [`${error.position === undefined ? "" : `line ${error.position + 2} `}${error.message}; nothing was imported`]);
     }
     if (error instanceof InputError) return refuse("import", [`${error.message}; nothing was imported`]);
     process.stderr.write(`animal-store import: ${error instanceof Error ? error.message : String(error)}; the import was undone, the target holds none of it\n`);
@@ -70,13 +70,11 @@ async function readBack(store: PetStore, first: number, last: number): Promise<E
  * The pets of an export, checking its header and, once the pets are read, its last line: a count or
  * checksum that differs, or no last line at all (a file cut short), throws before the import commits.
  */
-export async function* readExport(chunks: AsyncIterable<Uint8Array>, read: { end?: ExportEnd; first?: number }, stopped: () => string | undefined): AsyncIterable<MovedPet> {
+export async function* readExport(chunks: AsyncIterable<Uint8Array>, read: { end?: ExportEnd; first?: number }): AsyncIterable<MovedPet> {
   const tally = createTally();
   let lastLine = 0;
   for await (const { text, number } of linesOf(chunks, () => true)) {
     lastLine = number;
-    const signal = stopped();
-    if (signal !== undefined) throw new Error(`stopped by ${signal}`);
     if (read.end !== undefined) {
       if (text.trim() === "") continue;
       throw new InputError(number, "follows the export's last line");
@@ -108,19 +106,20 @@ function checkEnd(stated: ExportEnd, counted: ExportEnd, line: number): ExportEn
   return stated;
 }
 
-/** SIGTERM and SIGINT stop the import at its next line (the store then undoes it); the process exits at the latest after a grace. */
-function stopOnSignals(): { stopped: () => string | undefined; remove: () => void } {
-  let signal: string | undefined;
+/** SIGTERM and SIGINT end the input with an error (the store then undoes the import); the process exits at the latest after a grace. */
+function stopOnSignals(input: { destroy(error: Error): void }): { remove: () => void } {
   const stop = (name: string) => {
-    signal = name;
-    setTimeout(() => process.exit(1), STOP_GRACE_MS).unref();
+    input.destroy(new Error(`stopped by ${name}`));
+    setTimeout(() => {
+      process.stderr.write(`animal-store import: stopped by ${name}, and the store did not finish undoing it within ${STOP_GRACE_MS} ms\n`);
+      process.exit(1);
+    }, STOP_GRACE_MS).unref();
   };
   const onTerm = () => stop("SIGTERM");
   const onInt = () => stop("SIGINT");
   process.on("SIGTERM", onTerm);
   process.on("SIGINT", onInt);
   return {
-    stopped: () => signal,
     remove: () => {
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);

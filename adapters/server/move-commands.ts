@@ -29,7 +29,7 @@ export async function runMove(args: readonly string[], env: Readonly<Record<stri
   const command = args[0] as "export" | "import";
   const split = splitFlags(args.slice(1), FLAGS[command]);
   // The settings as the server reads them; API keys play no part, so a missing one is not generated.
-  const config = readConfig({ ...env, API_KEYS: "unused" }, split.rest);
+  const config = readConfig(env, [...split.rest, "--api-keys", "unused"]);
   if (!config.ok) return refuse(command, config.issues);
   return command === "export" ? await runExport(config.value, split.own, open) : await runImport(config.value, split.own, open);
 }
