@@ -6,7 +6,7 @@
  * untouched or complete.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import type { PetStore } from "../src/mod.ts";
 import { createMemoryStore, exportPets } from "../src/mod.ts";
@@ -36,9 +36,8 @@ interface Outcome {
 }
 
 /** Runs the command to its end (bounded), with `stdin` as its input. */
-async function run(runtime: Runtime, args: readonly string[], stdin: string | Uint8Array | ReadableStream<Uint8Array> = ""): Promise<Outcome> {
-  const input = typeof stdin === "string" ? new TextEncoder().encode(stdin) : stdin;
-  const child = Bun.spawn(argv(runtime, args), { stdin: input instanceof Uint8Array ? new Blob([input]) : input, stdout: "pipe", stderr: "pipe" });
+async function run(runtime: Runtime, args: readonly string[], stdin: string | ReadableStream<Uint8Array> = ""): Promise<Outcome> {
+  const child = Bun.spawn(argv(runtime, args), { stdin: typeof stdin === "string" ? new Blob([stdin]) : stdin, stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
   const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
   clearTimeout(timer);

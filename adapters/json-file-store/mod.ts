@@ -305,7 +305,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     flushing = new Promise((resolve) => (done = resolve));
     try {
       refuseUnlessEmpty(index.all.length, options.append === true);
-      let previous = numbering.last;
+      let previous = options.append === true ? numbering.last : 0;
       const check = (moved: MovedPet, position: number) => {
         refuseUnlessAbove(moved.pet.id, previous, position);
         previous = moved.pet.id;

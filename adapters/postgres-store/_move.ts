@@ -46,7 +46,7 @@ export function importPets(sql: SqlClient, pets: AsyncIterable<MovedPet>, option
   return Promise.resolve(sql.begin(async (tx) => {
     const last = Number((await tx`select last_pet_id from animal_store for update`)[0]?.["last_pet_id"] ?? 0);
     refuseUnlessEmpty(Number((await tx`select count(*) as count from pets`)[0]?.["count"] ?? 0), options.append === true);
-    const tally = { count: 0, lastId: last, withKey: 0 };
+    const tally = { count: 0, lastId: options.append === true ? last : 0, withKey: 0 };
     let keys = 0;
     let batch: MovedPet[] = [];
     const write = async () => {

@@ -17,7 +17,11 @@ export function refuseUnlessEmpty(count: number, append: boolean): void {
   }
 }
 
-/** Refuses the pet at `position` unless its id is above `floor`, the previous pet's id or else the store's last. */
+/**
+ * Refuses the pet at `position` unless its id is above `floor`: the previous pet's id, or for the
+ * first pet of an append the highest id the store handed out (into an empty store, any id: a restore
+ * brings back the ids it had, and the store's numbering still continues above the higher of the two).
+ */
 export function refuseUnlessAbove(id: number, floor: number, position: number): void {
   if (id <= floor) {
     const what = position === 0 ? "the highest id the target store has handed out" : "the previous id";
@@ -62,16 +66,17 @@ export async function importIntoIndex(
   options: ImportOptions,
 ): Promise<ImportSummary> {
   refuseUnlessEmpty(index.all.length, options.append === true);
+  const floor = () => (options.append === true ? numbering.last : 0);
   const taken: MovedPet[] = [];
   const tally = createTally();
   for await (const moved of pets) {
-    refuseUnlessAbove(moved.pet.id, tally.count === 0 ? numbering.last : tally.lastId, tally.count);
+    refuseUnlessAbove(moved.pet.id, tally.count === 0 ? floor() : tally.lastId, tally.count);
     taken.push(moved);
     tally.add(moved);
   }
   // Creates may have come in while the pets were read.
   refuseUnlessEmpty(index.all.length, options.append === true);
-  if (taken[0] !== undefined) refuseUnlessAbove(taken[0].pet.id, numbering.last, 0);
+  if (taken[0] !== undefined) refuseUnlessAbove(taken[0].pet.id, floor(), 0);
   let stored = 0;
   for (const { pet, key } of taken) {
     addPet(index, pet);
