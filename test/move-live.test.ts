@@ -11,6 +11,7 @@ import type { Pet } from "../src/mod.ts";
 import type { ServerProcess } from "./server-process.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
+import { shell } from "./shell.ts";
 import { tempDataFile } from "./temp.ts";
 
 const KEY = "move-live-key";
@@ -42,16 +43,6 @@ async function listAll(base: string): Promise<Pet[]> {
   return seen;
 }
 
-/** Runs a shell command in the repository, bounded; rejects with its output unless it exits 0. */
-async function shell(command: string): Promise<string> {
-  const child = Bun.spawn(["bash", "-o", "pipefail", "-c", command], { stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`${command} exited ${code}:\n${stdout}${stderr}`);
-  return stdout + stderr;
-}
-
 test("a live instance on a JSON file moves to two instances on PostgreSQL with the page's commands", async () => {
   const path = tempDataFile();
   const single = await startServer("bun", { DATA_FILE: path, API_KEYS: KEY });
@@ -76,7 +67,8 @@ test("a live instance on a JSON file moves to two instances on PostgreSQL with t
   expect(before.length).toBe(10_020);
 
   const url = await (await postgresServer()).createDatabase();
-  const output = await shell(PAGE_COMMAND.replace("data/pets.json", path).replace(/postgres:\/\/\S+/, url));
+  const moved = await shell(PAGE_COMMAND.replace("data/pets.json", path).replace(/postgres:\/\/\S+/, url));
+  const output = moved.stdout + moved.stderr;
   expect(new Set([...output.matchAll(/sha256 ([0-9a-f]{64})/g)].map((match) => match[1])).size).toBe(1);
   expect(output).toContain("20 stayed behind"); // the JSON-file store's keys, as the page says
 
@@ -110,12 +102,11 @@ test("an export from a running server under create load misses no pet below its 
       return statuses;
     });
     await Bun.sleep(1000);
-    const exported = await shell(`npm start --silent -- export --data-file ${path}`);
+    const exported = (await shell(`npm start --silent -- export --data-file ${path}`)).stdout;
     await Bun.sleep(500);
     creating = false;
     const statuses = (await Promise.all(creators)).flat();
     expect(statuses.filter((status) => status !== 201)).toEqual([]);
-    // The export on stdout, then its line on stderr.
     const pets = exported.split("\n").filter((line) => line.startsWith('{"id":')).map((line) => JSON.parse(line) as Pet);
     expect(exported).toContain(`{"end":{"count":${pets.length},"lastId":${pets.length},`);
     expect(pets.length).toBeGreaterThan(0);

@@ -11,6 +11,7 @@ import type { Pet } from "../src/mod.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
+import { shell } from "./shell.ts";
 import { tempFolder } from "./temp.ts";
 
 const section = readFileSync("docs/stores.md", "utf8").split("## Moving pets between stores")[1] ?? "";
@@ -29,11 +30,7 @@ async function runCommand(line: string, folder: string, url: string): Promise<st
     await sql.close();
     return "";
   }
-  const child = Bun.spawn(["bash", "-o", "pipefail", "-c", command], { stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
-  clearTimeout(timer);
-  if (code !== 0) throw new Error(`${command} exited ${code}:\n${stdout}${stderr}`);
+  const { stdout, stderr } = await shell(command);
   return stdout + stderr;
 }
 

@@ -15,7 +15,7 @@ import type { MovedPet } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { OpenStore } from "./_move-common.ts";
 import { exportPets, IDEMPOTENCY_KEY_TTL_MS } from "../../src/mod.ts";
-import { JOURNAL_HEADER } from "../json-file-store/_journal.ts";
+import { JOURNAL_HEADER, parsesAsJson } from "../json-file-store/_journal.ts";
 import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
 import { storeName } from "./_move-common.ts";
 
@@ -101,13 +101,4 @@ function write(sink: Writable, text: string): Promise<void> {
 
 function closeFile(sink: Writable): Promise<void> {
   return new Promise((resolve, reject) => sink.end((error?: Error | null) => (error ? reject(error) : resolve())));
-}
-
-function parsesAsJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
