@@ -7,7 +7,8 @@ import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import postgres from "postgres";
 import type { PetStore } from "../src/mod.ts";
-import { StoreUnavailableError } from "../src/mod.ts";
+import { importPets, StoreUnavailableError } from "../src/mod.ts";
+import { macUnder } from "../adapters/json-file-store/_client-mac.ts";
 import type { SqlClient, SqlValue } from "../adapters/postgres-store/mod.ts";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -187,6 +188,27 @@ describe("PostgreSQL store idempotency keys", () => {
       expect(await b!.list({ limit: 10, after: 0 })).toEqual([first!.pet]);
     } finally {
       await Promise.all(clients.map((sql) => sql.close()));
+    }
+  });
+
+  test("a JSON-file store's keys imported with its secret replay by the client's digest, on a store opened later too; without it they stay behind", async () => {
+    const secret = "A".repeat(43);
+    const clientMac = macUnder(secret)("digest-of-alice");
+    const moved = [{ pet: { id: 4, name: "Rex", categoryId: 1 }, key: { clientMac, key: "order-1", at: Date.now() - 60_000 } }];
+    const [withSecret, without] = [await (await postgresServer()).createDatabase(), await (await postgresServer()).createDatabase()];
+    const [sql, other] = [new SQL(withSecret), new SQL(without)];
+    try {
+      const store = await openPostgresStore({ sql });
+      expect(await importPets(store, moved, { clientMacSecret: () => secret })).toEqual({ count: 1, lastId: 4, keys: 1, keysLeft: 0 });
+      const retry = { client: "digest-of-alice", key: "order-1" };
+      expect(await store.createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });
+      expect(await (await openPostgresStore({ sql })).createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });
+      expect((await store.createWithKey!({ name: "Rex", categoryId: 1 }, { ...retry, client: "digest-of-bob" })).replayed).toBe(false);
+      const plain = await openPostgresStore({ sql: other });
+      expect(await importPets(plain, moved)).toEqual({ count: 1, lastId: 4, keys: 0, keysLeft: 1 });
+      expect((await plain.createWithKey!({ name: "Rex", categoryId: 1 }, retry)).replayed).toBe(false);
+    } finally {
+      await Promise.all([sql.close(), other.close()]);
     }
   });
 

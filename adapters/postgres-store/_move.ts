@@ -19,6 +19,9 @@ import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 /** Rows per export page and per import statement. */
 const BATCH = 5000;
 
+/** How an imported key's client is written when it is a JSON-file store's MAC, not a digest. */
+export const MAC_PREFIX = "mac:";
+
 /** Every pet up to the counter's value when the export began, in id order, with keys younger than 24 hours. */
 export async function* exportPets(sql: SqlClient): AsyncIterable<MovedPet> {
   const end = Number((await sql`select last_pet_id from animal_store`)[0]?.["last_pet_id"] ?? 0);
@@ -38,7 +41,8 @@ function movedPet(row: Row): MovedPet {
   const fields = { name: String(row["name"]), categoryId: Number(row["category_id"]) };
   const pet = withId(Number(row["id"]), status === null || status === undefined ? fields : { ...fields, status: status as PetStatus });
   const client = row["client"];
-  return typeof client === "string" ? { pet, key: { client, key: String(row["key"]), at: Number(row["at"]) } } : { pet };
+  // An imported file's MAC key matches only here, with its secret: it stays behind.
+  return typeof client === "string" && !client.startsWith(MAC_PREFIX) ? { pet, key: { client, key: String(row["key"]), at: Number(row["at"]) } } : { pet };
 }
 
 /** Stores `pets` under their ids in one transaction, and sets the counter to the last. */
@@ -48,9 +52,12 @@ export function importPets(sql: SqlClient, pets: AsyncIterable<MovedPet>, option
     refuseUnlessEmpty(Number((await tx`select count(*) as count from pets`)[0]?.["count"] ?? 0), options.append === true);
     const tally = { count: 0, lastId: options.append === true ? last : 0, withKey: 0 };
     let keys = 0;
+    let macKeys = 0;
     let batch: MovedPet[] = [];
     const write = async () => {
-      keys += await insertBatch(tx, batch, tally.count - batch.length);
+      const inserted = await insertBatch(tx, batch, tally.count - batch.length, options.clientMacSecret !== undefined);
+      keys += inserted.digests;
+      macKeys += inserted.macs;
       batch = [];
     };
     for await (const moved of pets) {
@@ -63,22 +70,36 @@ export function importPets(sql: SqlClient, pets: AsyncIterable<MovedPet>, option
     }
     if (batch.length > 0) await write();
     await tx`update animal_store set last_pet_id = greatest(last_pet_id, ${tally.lastId})`;
+    const secret = options.clientMacSecret?.();
+    if (secret !== undefined && macKeys > 0) {
+      await tx`insert into animal_store_client_secrets (secret, until) values (${secret}, now() + interval '24 hours')
+        on conflict (secret) do update set until = excluded.until`;
+      keys += macKeys;
+    }
     return importSummary({ ...tally, lastId: tally.count === 0 ? 0 : tally.lastId }, keys);
   }));
 }
 
-/** Inserts one statement's pets and the keys PostgreSQL can match (a digest, not a file's MAC); resolves with how many keys. */
-async function insertBatch(tx: SqlQuery, batch: readonly MovedPet[], position: number): Promise<number> {
+/**
+ * Inserts one statement's pets and their keys: a digest as it is, a file's MAC (when its secret
+ * comes along, `withMacs`) as client `mac:<clientMac>`; resolves with how many of each.
+ */
+async function insertBatch(tx: SqlQuery, batch: readonly MovedPet[], position: number, withMacs: boolean): Promise<{ digests: number; macs: number }> {
   const pets = JSON.stringify(batch.map(({ pet }) => ({ id: pet.id, name: pet.name, category_id: pet.categoryId, status: pet.status ?? null })));
-  const keys = JSON.stringify(batch.flatMap(({ pet, key }) => (key?.client === undefined ? [] : [{ client: key.client, key: key.key, pet_id: pet.id, at: key.at }])));
+  const keyRows = batch.flatMap(({ pet, key }) => {
+    const client = key?.client ?? (withMacs && key?.clientMac !== undefined ? `${MAC_PREFIX}${key.clientMac}` : undefined);
+    return client === undefined ? [] : [{ client, key: key!.key, pet_id: pet.id, at: key!.at }];
+  });
+  const keys = JSON.stringify(keyRows);
   try {
     await tx`insert into pets (id, name, category_id, status)
       select id, name, category_id, status from json_to_recordset(${pets}::text::json) as p(id bigint, name text, category_id bigint, status text)`;
-    if (keys === "[]") return 0;
+    if (keyRows.length === 0) return { digests: 0, macs: 0 };
     const rows = await tx`insert into pet_idempotency_keys (client, key, pet_id, created_at)
       select client, key, pet_id, to_timestamp(at / 1000.0) from json_to_recordset(${keys}::text::json) as k(client text, key text, pet_id bigint, at bigint)
-      on conflict do nothing returning pet_id`;
-    return rows.length;
+      on conflict do nothing returning client`;
+    const macs = rows.filter((row) => String(row["client"]).startsWith(MAC_PREFIX)).length;
+    return { digests: rows.length - macs, macs };
   } catch (error) {
     if (!isDataFailure(error)) throw error;
     const ids = `${batch[0]!.pet.id} to ${batch[batch.length - 1]!.pet.id}`;

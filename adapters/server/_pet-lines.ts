@@ -13,12 +13,15 @@
  * ```
  *
  * `sha256` is the SHA-256 of the pets' lines without their keys, each with its newline: the same
- * pets give the same checksum from any store.
+ * pets give the same checksum from any store. When keys from a JSON-file store come along (as
+ * `clientMac`), the last line also holds `clientMacSecret`, the file's secret, so PostgreSQL can
+ * match them: such an export is as sensitive as the data file and its secret together.
  */
 import { createHash } from "node:crypto";
 import type { MovedKey, MovedPet, Validation } from "../../src/mod.ts";
 import { keyProblem } from "../../src/move-pets/mod.ts";
 import { STORED_PET_FIELDS, validateStoredPet } from "../../src/validate-pet.ts";
+import { isSecretText } from "../json-file-store/_client-mac.ts";
 
 /** The first line of every export, without its newline. */
 export const EXPORT_HEADER = '{"format":"animal-store-export","version":1}';
@@ -53,11 +56,14 @@ export interface ExportEnd {
   readonly count: number;
   readonly lastId: number;
   readonly sha256: string;
+  /** The JSON-file store's secret, when keys made under it came along. */
+  readonly clientMacSecret?: string;
 }
 
 /** The last line of an export, without its newline. */
 export function endLine(end: ExportEnd): string {
-  return JSON.stringify({ end: { count: end.count, lastId: end.lastId, sha256: end.sha256 } });
+  const secret = end.clientMacSecret === undefined ? {} : { clientMacSecret: end.clientMacSecret };
+  return JSON.stringify({ end: { count: end.count, lastId: end.lastId, sha256: end.sha256, ...secret } });
 }
 
 /** Reads an export's last line: `undefined` when the line is not one. */
@@ -70,22 +76,29 @@ export function readEndLine(text: string): ExportEnd | undefined {
   }
   const end = (value as { end?: Partial<ExportEnd> } | null)?.end;
   if (typeof end !== "object" || end === null) return undefined;
-  const { count, lastId, sha256 } = end;
-  return Number.isSafeInteger(count) && Number.isSafeInteger(lastId) && typeof sha256 === "string" ? { count: count!, lastId: lastId!, sha256 } : undefined;
+  const { count, lastId, sha256, clientMacSecret } = end;
+  if (!Number.isSafeInteger(count) || !Number.isSafeInteger(lastId) || typeof sha256 !== "string") return undefined;
+  if (clientMacSecret !== undefined && (typeof clientMacSecret !== "string" || !isSecretText(clientMacSecret))) return undefined;
+  return { count: count!, lastId: lastId!, sha256, ...(clientMacSecret === undefined ? {} : { clientMacSecret }) };
 }
 
-/** Counts pets and sums their lines as the last line states them. */
-export function createTally(): { add(moved: MovedPet): void; end(): ExportEnd } {
+/** Counts pets and sums their lines as the last line states them; `macKeys` counts keys made under a file's secret. */
+export function createTally(): { add(moved: MovedPet): void; end(): ExportEnd; readonly macKeys: number } {
   const hash = createHash("sha256");
   let count = 0;
   let lastId = 0;
+  let macKeys = 0;
   return {
-    add({ pet }) {
+    add({ pet, key }) {
       hash.update(`${JSON.stringify(pet)}\n`);
       count++;
       lastId = pet.id;
+      if (key?.clientMac !== undefined) macKeys++;
     },
     end: () => ({ count, lastId, sha256: hash.digest("hex") }),
+    get macKeys() {
+      return macKeys;
+    },
   };
 }
 

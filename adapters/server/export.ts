@@ -16,6 +16,8 @@ import type { Config } from "./config.ts";
 import type { OpenStore } from "./_move-common.ts";
 import { exportPets, IDEMPOTENCY_KEY_TTL_MS } from "../../src/mod.ts";
 import { JOURNAL_HEADER, parsesAsJson } from "../json-file-store/_journal.ts";
+import { readSecret } from "../json-file-store/_durable-write.ts";
+import type { ExportEnd } from "./_pet-lines.ts";
 import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
 import { storeName } from "./_move-common.ts";
 
@@ -28,7 +30,8 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
   const temp = out === undefined ? undefined : `${out}.partial`;
   const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w" });
   try {
-    const end = await writeExport(pets(config, open), sink);
+    const secret = config.store === "file" ? await readSecret(`${config.dataFile}.secret`) : undefined;
+    const end = await writeExport(pets(config, open), sink, secret);
     if (temp !== undefined) await closeFile(sink), await rename(temp, out!);
     process.stderr.write(`exported ${end.count} pets (last id ${end.lastId}) from ${storeName(config)}, sha256 ${end.sha256}\n`);
     return 0;
@@ -70,8 +73,11 @@ export async function* readDataFile(path: string, now: number): AsyncIterable<Mo
   }
 }
 
-/** Writes the export format to `sink`, streaming; resolves with what its last line states. */
-export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable): Promise<ReturnType<ReturnType<typeof createTally>["end"]>> {
+/**
+ * Writes the export format to `sink`, streaming; resolves with what its last line states, which
+ * names `clientMacSecret` when keys made under it (a JSON-file store's) came along.
+ */
+export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecret?: string): Promise<ExportEnd> {
   const tally = createTally();
   let pending = `${EXPORT_HEADER}\n`;
   for await (const moved of pets) {
@@ -82,7 +88,7 @@ export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable)
       pending = "";
     }
   }
-  const end = tally.end();
+  const end = tally.macKeys > 0 && clientMacSecret !== undefined ? { ...tally.end(), clientMacSecret } : tally.end();
   await write(sink, `${pending}${endLine(end)}\n`);
   return end;
 }

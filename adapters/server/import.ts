@@ -29,7 +29,10 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
   let store: PetStore | undefined;
   try {
     store = await open(config);
-    const summary = await importPets(store, readExport(input, read), { append: own["--append"] !== undefined });
+    const summary = await importPets(store, readExport(input, read), {
+      append: own["--append"] !== undefined,
+      clientMacSecret: () => read.end?.clientMacSecret,
+    });
     process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
     process.stdout.write(keysLine(summary));
     const back = await readBack(store, read.first ?? 0, summary.lastId);
@@ -51,8 +54,8 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
 
 function keysLine({ keys, keysLeft }: ImportSummary): string {
   if (keys + keysLeft === 0) return "";
-  const left = keysLeft === 0 ? "" : `; ${keysLeft} stayed behind (older than 24 hours, or written by a JSON-file store, ` +
-    "which keeps only an HMAC of the API key: a retry of their creates makes a new pet)";
+  const left = keysLeft === 0 ? "" : `; ${keysLeft} stayed behind (older than 24 hours, or a JSON-file store's, ` +
+    "which keeps only an HMAC of the API key, in a store that cannot match it: a retry of their creates makes a new pet)";
   return `${keys} idempotency keys younger than 24 hours came along${left}\n`;
 }
 

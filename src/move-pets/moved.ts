@@ -8,8 +8,8 @@ import type { Pet } from "../pet.ts";
 /**
  * An idempotency key as it moves between stores, with the time its pet was created (milliseconds
  * since the epoch). `client` is the API key's digest, as the memory and PostgreSQL stores keep it;
- * the JSON-file store keeps only `clientMac`, an HMAC of it under the file's secret, which matches in
- * no other store.
+ * the JSON-file store keeps only `clientMac`, an HMAC of it under the file's secret, which another
+ * store matches only when given that secret (`ImportOptions.clientMacSecret`).
  */
 export type MovedKey =
   & { readonly key: string; readonly at: number }
@@ -25,6 +25,12 @@ export interface MovedPet {
 export interface ImportOptions {
   /** Add the pets above the store's highest id instead of refusing a store that holds pets. Default false. */
   readonly append?: boolean;
+  /**
+   * The secret the `clientMac` of the pets' keys was made under (a JSON-file store's), read once the
+   * pets are consumed (an export states it on its last line). A store that takes it matches those
+   * keys for 24 hours; without it they stay behind.
+   */
+  readonly clientMacSecret?: () => string | undefined;
 }
 
 /** What an import stored. */
