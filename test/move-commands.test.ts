@@ -14,6 +14,7 @@ import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { writeExport } from "../adapters/server/export.ts";
 import { waitFor } from "./checks.ts";
 import { postgresServer } from "./postgres-server.ts";
+import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
 type Runtime = "bun" | "deno" | "node";
@@ -228,3 +229,21 @@ async function importRunning(url: string): Promise<boolean> {
     await sql.close();
   }
 }
+
+test("an export of a file that does not exist, and an import into a file a server holds, each fail with one line", async () => {
+  const missing = tempDataFile();
+  const exported = await run("bun", ["export", "--data-file", missing]);
+  expect(exported).toMatchObject({ code: 1, stdout: "" });
+  expect(exported.stderr).toBe(`animal-store export: ${missing} does not exist; nothing complete was written\n`);
+  const held = await fileWith(2);
+  const server = await startServer("bun", { DATA_FILE: held, API_KEYS: "k" });
+  try {
+    const input = (await run("bun", ["export", "--data-file", await fileWith(1)])).stdout;
+    const imported = await run("bun", ["import", "--append", "--data-file", held], input);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(`animal-store: Cannot open ${held}: it is in use by process`);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+  expect(await filePets(held)).toHaveLength(2);
+}, 60_000);

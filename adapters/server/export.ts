@@ -37,7 +37,9 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
     return 0;
   } catch (error) {
     if (temp !== undefined) await closeFile(sink).catch(() => {}), await rm(temp, { force: true });
-    process.stderr.write(`animal-store export: ${error instanceof Error ? error.message : String(error)}; nothing complete was written\n`);
+    const missing = config.store === "file" && (error as { code?: unknown }).code === "ENOENT" && !(error as { path?: string }).path?.endsWith(".partial");
+    const problem = missing ? `${config.dataFile} does not exist` : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`animal-store export: ${problem}; nothing complete was written\n`);
     return 1;
   }
 }
