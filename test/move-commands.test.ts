@@ -189,6 +189,7 @@ test("kill -9 half way into a JSON file leaves the file as it was", async () => 
   child.kill("SIGKILL");
   await child.exited;
   expect(await filePets(target)).toEqual([]);
+  expect(existsSync(`${target}.import`)).toBe(false); // the open removed the half-written copy
 }, 60_000);
 
 test("SIGTERM half way into PostgreSQL: one line, exit 1, and the database holds none of it", async () => {

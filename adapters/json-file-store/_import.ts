@@ -2,7 +2,7 @@
  * @module
  * The JSON-file store's import, all or nothing: the file's acknowledged lines and the imported
  * pets are written to `<file>.import`, fsync'd, and only then renamed over the data file. Killed
- * half way, the data file is untouched and the half-written copy is replaced by the next import.
+ * half way, the data file is untouched, and the next open removes the half-written copy.
  */
 import type { FileHandle } from "node:fs/promises";
 import { chmod, open, rename, rm } from "node:fs/promises";

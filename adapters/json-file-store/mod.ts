@@ -82,6 +82,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   let file: FileHandle | undefined;
   try {
     if (lock.previousOwnerMayRun) await fenceOff(path);
+    await dropImport(path); // the copy of an import that stopped half way: the file never had it
     const secret = await openClientSecret(path);
     const mark = await readLastId(path);
     const index = createPetIndex();
