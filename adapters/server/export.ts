@@ -16,7 +16,8 @@ import type { Config } from "./config.ts";
 import type { OpenStore } from "./_move-common.ts";
 import { exportPets, IDEMPOTENCY_KEY_TTL_MS } from "../../src/mod.ts";
 import { JOURNAL_HEADER, parsesAsJson } from "../json-file-store/_journal.ts";
-import { readSecret } from "../json-file-store/_durable-write.ts";
+import { readSecret } from "../json-file-store/_secret-file.ts";
+import { isSecretText } from "../json-file-store/_client-mac.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
 import { storeName } from "./_move-common.ts";
@@ -30,7 +31,9 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
   const temp = out === undefined ? undefined : `${out}.partial`;
   const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w" });
   try {
-    const secret = config.store === "file" ? await readSecret(`${config.dataFile}.secret`) : undefined;
+    const read = config.store === "file" ? await readSecret(`${config.dataFile}.secret`) : undefined;
+    // Only a usable secret goes along; without it the file's keys stay behind in another store.
+    const secret = read?.kind === "found" && isSecretText(read.text) ? read.text : undefined;
     const end = await writeExport(pets(config, open), sink, secret);
     if (temp !== undefined) await closeFile(sink), await rename(temp, out!);
     process.stderr.write(`exported ${end.count} pets (last id ${end.lastId}) from ${storeName(config)}, sha256 ${end.sha256}\n`);
