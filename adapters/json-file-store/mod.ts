@@ -200,6 +200,9 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
   const numbering = createNumbering(Math.max(mark, index.all[index.all.length - 1]?.id ?? 0));
   let reserved = mark;
+  // The highest id acknowledged (or loaded): what a clean close leaves as the mark. An id given to a
+  // create that was refused was never acknowledged, so the next run may give it again.
+  let acknowledged = numbering.last;
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
@@ -262,6 +265,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     }
     if (loss !== undefined) return await stopFor(loss, batch);
     committedSize += written;
+    acknowledged = pets[pets.length - 1]!.id;
     batch.forEach((entry, i) => {
       addPet(index, pets[i]!);
       if (entry.key !== undefined) keys.add(entry.key, pets[i]!.id, entry.key.at);
@@ -330,6 +334,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
         if (key !== undefined) keys.add(key, pet.id, key.at);
       }
       numbering.passTo(last);
+      acknowledged = Math.max(acknowledged, last);
       const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
       return importSummary(tally, tally.withKey);
     } finally {
@@ -373,8 +378,8 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       await flushing;
       await file.close();
       // The exact mark, so a clean restart skips no id; only while the file is still this store's.
-      if (numbering.last !== reserved && (await lock.isHeld().catch(() => false))) {
-        await writeLastId(path, numbering.last).catch((error) => logger.warn(`${path}: ${path}.last-id could not be written (${describeError(error)})`));
+      if (acknowledged !== reserved && (await lock.isHeld().catch(() => false))) {
+        await writeLastId(path, acknowledged).catch((error) => logger.warn(`${path}: ${path}.last-id could not be written (${describeError(error)})`));
       }
       try {
         await lock.release();
