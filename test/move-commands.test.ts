@@ -248,3 +248,21 @@ test("an export of a file that does not exist, and an import into a file a serve
   }
   expect(await filePets(held)).toHaveLength(2);
 }, 60_000);
+
+describe("SIGTERM half way into a JSON file", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`on ${runtime}: one line, exit 1 once the import is undone, and the file as it was`, async () => {
+      const target = tempDataFile();
+      const child = Bun.spawn(argv(runtime, ["import", "--data-file", target]), { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      child.stdin.write('{"format":"animal-store-export","version":1}\n{"id":1,"name":"a","categoryId":1}\n');
+      await child.stdin.flush(); // and stdin stays open, as a pipe from a slow export does
+      await waitFor("the import at work", () => (existsSync(`${target}.import`) ? true : undefined), 30_000);
+      child.kill("SIGTERM");
+      const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+      expect(code).toBe(1);
+      expect(stderr).toContain("animal-store import: stopped by SIGTERM; the import was undone, the target holds none of it");
+      expect(stderr).not.toContain("did not finish undoing");
+      expect(await filePets(target)).toEqual([]);
+    }, 60_000);
+  }
+});

@@ -109,14 +109,18 @@ function checkEnd(stated: ExportEnd, counted: ExportEnd, line: number): ExportEn
   return stated;
 }
 
-/** SIGTERM and SIGINT end the input with an error (the store then undoes the import); the process exits at the latest after a grace. */
+/**
+ * SIGTERM and SIGINT end the input with an error (the store then undoes the import); the process
+ * exits once that is done (stdin may still hold it open on Deno), at the latest after a grace.
+ */
 function stopOnSignals(input: { destroy(error: Error): void }): { remove: () => void } {
+  let grace: ReturnType<typeof setTimeout> | undefined;
   const stop = (name: string) => {
     input.destroy(new Error(`stopped by ${name}`));
-    setTimeout(() => {
+    grace = setTimeout(() => {
       process.stderr.write(`animal-store import: stopped by ${name}, and the store did not finish undoing it within ${STOP_GRACE_MS} ms\n`);
       process.exit(1);
-    }, STOP_GRACE_MS).unref();
+    }, STOP_GRACE_MS);
   };
   const onTerm = () => stop("SIGTERM");
   const onInt = () => stop("SIGINT");
@@ -126,6 +130,7 @@ function stopOnSignals(input: { destroy(error: Error): void }): { remove: () => 
     remove: () => {
       process.off("SIGTERM", onTerm);
       process.off("SIGINT", onInt);
+      if (grace !== undefined) process.exit(1); // undone and reported: nothing is left to wait for
     },
   };
 }
