@@ -19,8 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import type { MovedKey, MovedPet, Validation } from "../../src/mod.ts";
-import { keyProblem } from "../../src/move-pets/mod.ts";
-import { STORED_PET_FIELDS, validateStoredPet } from "../../src/validate-pet.ts";
+import { keyProblem, STORED_PET_FIELDS, validateStoredPet } from "../../src/_internal/mod.ts";
 import { isSecretText } from "../json-file-store/_client-mac.ts";
 
 /** The first line of every export, without its newline. */
