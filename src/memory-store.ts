@@ -4,6 +4,7 @@
  */
 import type { NewPet, Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
+import { exportIndex, importIntoIndex } from "./_internal/_import-rules.ts";
 import { createKeyTable } from "./_internal/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_internal/_pet-index.ts";
 
@@ -16,10 +17,10 @@ export interface MemoryStoreOptions {
 /** A store that holds every pet in memory; ids start at 1. */
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
   const index = createPetIndex();
-  const numbered = createNumbering(0);
+  const numbering = createNumbering(0);
   const keys = createKeyTable(options.maxIdempotencyKeys);
   function store(pet: NewPet): Pet {
-    const stored = numbered(pet);
+    const stored = numbering.next(pet);
     addPet(index, stored);
     return stored;
   }
@@ -35,6 +36,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
     },
     get: async (id) => petById(index, id),
     list: async (query) => pageOf(index, query),
+    exportPets: () => exportIndex(index, keys, (client, key, at) => ({ client, key, at })),
+    importPets: (pets, options = {}) => importIntoIndex({ index, numbering, keys }, pets, options),
     health: async () => ({ ok: true }),
     close: async () => {},
   };

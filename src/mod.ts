@@ -27,6 +27,9 @@ export { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES, withId }
 export type { TrustedProxyHeader } from "./_internal/_forwarded.ts";
 export type { IdempotencyKey, KeyedCreate, PageQuery, PetStore, StoreHealth } from "./store.ts";
 export { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "./store.ts";
+export type { ImportOptions, ImportSummary, MovedKey, MovedPet, MovingStore } from "./move-pets/moved.ts";
+export { ImportRefusedError } from "./move-pets/moved.ts";
+export { exportPets, importPets } from "./move-pets/mod.ts";
 export { setHeaders } from "./set-headers.ts";
 export type { App, ConnectionInfo, Handler, Json, Plug, PlugOutcome, PlugSetup, PlugStep, PlugSteps, Wrap } from "./types.ts";
 export type { Validation } from "./validation.ts";

@@ -2,12 +2,20 @@
  * @module
  * The storage interface: everything the service needs from wherever pets are kept.
  *
- * A store assigns ids (positive integers, unique, never reused) and returns pets in ascending id
- * order. A miss is `undefined`, never an exception. To keep pets in SQL or a key-value store,
- * implement these four methods, and the two optional ones for `Idempotency-Key` and the health
- * check; `test/store-contract.ts` checks an implementation.
+ * A store assigns ids and returns pets in ascending id order. A miss is `undefined`, never an
+ * exception. To keep pets in SQL or a key-value store, implement these four methods, and the
+ * optional ones for `Idempotency-Key`, the health check and moving pets; the checks of
+ * `animal-store/testing` check an implementation.
+ *
+ * **The append-only rule.** A stored pet never changes and the service never removes one; a new
+ * id is above every id the store ever handed out, even once pets are gone from the data by an
+ * operator's hand: ids are never reused. What relies on it: the strong `ETag` of a pet and of a full
+ * page (`pet.ts`, `get-pet.ts`, `list-pets.ts`, `openapi/mod.ts`), the `after` cursor, the index
+ * that only appends (`_internal/_pet-index.ts`), the JSON-file journal with no compaction, and
+ * exports. A keyed create whose pet is gone is made anew in every store (nothing is left to replay).
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
+import type { MovingStore } from "./move-pets/moved.ts";
 
 /** Which page of pets to return: ids above `after`, at most `limit` of them, of one status or all. */
 export interface PageQuery {
@@ -40,8 +48,8 @@ export type StoreHealth = { readonly ok: true } | { readonly ok: false; readonly
 /** How long a store keeps an idempotency key at least: 24 hours, in milliseconds. */
 export const IDEMPOTENCY_KEY_TTL_MS: number = 24 * 60 * 60 * 1000;
 
-/** Where the service keeps its pets. */
-export interface PetStore {
+/** Where the service keeps its pets (and, optionally, how pets move in and out: `MovingStore`). */
+export interface PetStore extends MovingStore {
   /** Stores a new pet under the next id and resolves with it once it is safely kept. */
   create(pet: NewPet): Promise<Pet>;
   /** The pet with this id, or `undefined` when there is none. */

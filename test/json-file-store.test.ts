@@ -6,6 +6,8 @@ import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess } from "./processes.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
+import { importingStoreContract } from "./store-import-contract.ts";
+import { reopenableStoreContract } from "./store-reopen-contract.ts";
 import { storeContract } from "./store-contract.ts";
 import { tempDataFile, tempFolder } from "./temp.ts";
 
@@ -20,8 +22,34 @@ const quiet = { info: () => {}, warn: () => {} };
 
 storeContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
 idempotentStoreContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
+importingStoreContract("JSON file", () => openJsonFileStore(tempDataFile(), { logger: quiet }));
+reopenableStoreContract("JSON file", () => {
+  const path = tempDataFile();
+  return Promise.resolve({ open: () => openJsonFileStore(path, { logger: quiet }), removeNewest: async () => removeLastLine(path) });
+});
+
+/** Removes the file's last line, as an operator editing it while the server is stopped might. */
+function removeLastLine(path: string): void {
+  const lines = readFileSync(path, "utf8").split("\n").slice(0, -1);
+  writeFileSync(path, `${lines.slice(0, -1).join("\n")}\n`);
+}
 
 describe("JSON-file store", () => {
+  test("create 1 and 2, remove the last line while stopped, restart: the next create gets 3 and the file still loads (issue 42)", async () => {
+    const path = tempDataFile();
+    const first = await openJsonFileStore(path, { logger: quiet });
+    await first.create({ name: "one", categoryId: 1 });
+    await first.create({ name: "two", categoryId: 1 });
+    await first.close();
+    removeLastLine(path);
+    const second = await openJsonFileStore(path, { logger: quiet });
+    expect((await second.create({ name: "three", categoryId: 1 })).id).toBe(3);
+    await second.close();
+    const third = await openJsonFileStore(path, { logger: quiet });
+    expect((await third.list({ limit: 10, after: 0 })).map((pet) => pet.id)).toEqual([1, 3]);
+    await third.close();
+  });
+
   test("pets survive a reopen with the same ids and fields, and new ids continue after them", async () => {
     const path = tempDataFile();
     const first = await openJsonFileStore(path, { logger: quiet });

@@ -7,12 +7,15 @@ import { describe, expect, test } from "bun:test";
 import { SQL } from "bun";
 import postgres from "postgres";
 import type { PetStore } from "../src/mod.ts";
-import { StoreUnavailableError } from "../src/mod.ts";
+import { importPets, StoreUnavailableError } from "../src/mod.ts";
+import { macUnder } from "../adapters/json-file-store/_client-mac.ts";
 import type { SqlClient, SqlValue } from "../adapters/postgres-store/mod.ts";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
-import { storeChecks } from "../src/testing/mod.ts";
+import { importChecks, storeChecks } from "../src/testing/mod.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
+import { importingStoreContract } from "./store-import-contract.ts";
+import { reopenableStoreContract } from "./store-reopen-contract.ts";
 import { storeContract } from "./store-contract.ts";
 
 /** The clients a user may pass in, each made for a database URL and closed by `end`. */
@@ -39,6 +42,22 @@ async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boole
 for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
   storeContract(`PostgreSQL (${client})`, () => openStore(client));
   idempotentStoreContract(`PostgreSQL (${client})`, () => openStore(client));
+  importingStoreContract(`PostgreSQL (${client})`, () => openStore(client));
+  reopenableStoreContract(`PostgreSQL (${client})`, async () => {
+    const url = await (await postgresServer()).createDatabase();
+    return {
+      open: async () => {
+        const { sql, end } = CLIENTS[client](url);
+        const store = await openPostgresStore({ sql });
+        return { ...store, close: async () => (await store.close(), await end()) };
+      },
+      removeNewest: async () => {
+        const admin = new SQL(url);
+        await admin`delete from pets where id = (select max(id) from pets)`;
+        await admin.close();
+      },
+    };
+  });
 
   describe(`PostgreSQL store with ${client}`, () => {
     test("a create whose name PostgreSQL cannot store (U+0000) fails alone; the creates batched with it are written", async () => {
@@ -86,13 +105,16 @@ describe("the store contract with postgres.js on Node and Deno", () => {
   for (const [runtime, runner] of Object.entries(RUNNERS)) {
     test(`every check passes on ${runtime}`, async () => {
       const server = await postgresServer();
-      const urls = await Promise.all(storeChecks(() => Promise.reject(new Error("unused"))).map(() => server.createDatabase()));
+      const unused = () => Promise.reject(new Error("unused"));
+      const checks = [...storeChecks(unused), ...importChecks(unused)];
+      // One database per store a check opens: the round trip opens two.
+      const urls = await Promise.all([...checks, "round trip's second store"].map(() => server.createDatabase()));
       const child = Bun.spawn([...runner, "test/fixtures/postgres-contract.ts", ...urls], { stdout: "pipe", stderr: "pipe" });
       const [output, errors, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
       expect(`${output}${errors}`).not.toContain("fail ");
-      expect(output.match(/^pass /gm)?.length).toBe(urls.length);
+      expect(output.match(/^pass /gm)?.length).toBe(checks.length);
       expect(code).toBe(0);
-    }, 30_000);
+    }, 60_000);
   }
 });
 
@@ -169,6 +191,27 @@ describe("PostgreSQL store idempotency keys", () => {
       expect(await b!.list({ limit: 10, after: 0 })).toEqual([first!.pet]);
     } finally {
       await Promise.all(clients.map((sql) => sql.close()));
+    }
+  });
+
+  test("a JSON-file store's keys imported with its secret replay by the client's digest, on a store opened later too; without it they stay behind", async () => {
+    const secret = "A".repeat(43);
+    const clientMac = macUnder(secret)("digest-of-alice");
+    const moved = [{ pet: { id: 4, name: "Rex", categoryId: 1 }, key: { clientMac, key: "order-1", at: Date.now() - 60_000 } }];
+    const [withSecret, without] = [await (await postgresServer()).createDatabase(), await (await postgresServer()).createDatabase()];
+    const [sql, other] = [new SQL(withSecret), new SQL(without)];
+    try {
+      const store = await openPostgresStore({ sql });
+      expect(await importPets(store, moved, { clientMacSecret: () => secret })).toEqual({ count: 1, lastId: 4, keys: 1, keysLeft: 0 });
+      const retry = { client: "digest-of-alice", key: "order-1" };
+      expect(await store.createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });
+      expect(await (await openPostgresStore({ sql })).createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });
+      expect((await store.createWithKey!({ name: "Rex", categoryId: 1 }, { ...retry, client: "digest-of-bob" })).replayed).toBe(false);
+      const plain = await openPostgresStore({ sql: other });
+      expect(await importPets(plain, moved)).toEqual({ count: 1, lastId: 4, keys: 0, keysLeft: 1 });
+      expect((await plain.createWithKey!({ name: "Rex", categoryId: 1 }, retry)).replayed).toBe(false);
+    } finally {
+      await Promise.all([sql.close(), other.close()]);
     }
   });
 

@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
-import type { PetStore } from "../src/mod.ts";
-import { createMemoryStore } from "../src/mod.ts";
+import type { MovedPet, PetStore } from "../src/mod.ts";
+import { createMemoryStore, exportPets, importPets } from "../src/mod.ts";
 import type { StoreCheck } from "../src/testing/mod.ts";
-import { idempotencyChecks, storeChecks } from "../src/testing/mod.ts";
+import { idempotencyChecks, importChecks, reopenChecks, storeChecks } from "../src/testing/mod.ts";
 
 /** Opens memory stores with one fault each, to show that the contract notices it. */
 function faulty(fault: (store: PetStore) => Partial<PetStore>): () => Promise<PetStore> {
@@ -67,4 +67,45 @@ test("the idempotency contract fails a store without createWithKey, saying so", 
     return Promise.resolve(plain);
   };
   expect(await failures(open, idempotencyChecks)).toContain("Store contract broken: the store has createWithKey");
+});
+
+test("the import contract fails a store whose import gives pets new ids, naming what it saw", async () => {
+  const open = faulty((store) => ({
+    importPets: async (pets) => {
+      let count = 0;
+      let lastId = 0;
+      for await (const { pet } of pets) await store.create(pet), count++, lastId = pet.id;
+      return { count, lastId, keys: 0, keysLeft: 0 };
+    },
+  }));
+  const messages = await failures(open, importChecks);
+  expect(messages).toContain('Store contract broken: list({ limit: 10, after: 0 }) should be [{"id":3,"name":"p3","categoryId":0},{"id":7,"name":"Rex","categoryId":1},{"id":10,"name":"p10","categoryId":1,"status":"sold"}], got [{"id":1,"name":"p3","categoryId":0},{"id":2,"name":"Rex","categoryId":1},{"id":3,"name":"p10","categoryId":1,"status":"sold"}]');
+});
+
+test("the reopen contract passes for data kept whole, and fails data whose reopen numbers from the last pet left", async () => {
+  /** Data kept as an export between opens; `counted` says whether a reopen continues above the highest id ever given. */
+  const kept = (counted: boolean) => async () => {
+    let pets: MovedPet[] = [];
+    let highest = 0;
+    return {
+      open: async () => {
+        const store = createMemoryStore();
+        const floor = counted && highest > (pets.at(-1)?.pet.id ?? 0) ? [{ pet: { id: highest, name: "floor", categoryId: 0 } }] : [];
+        await importPets(store, [...pets, ...floor]);
+        const all = { ...store, list: async (query: Parameters<PetStore["list"]>[0]) => (await store.list(query)).filter((pet) => pet.name !== "floor") };
+        return {
+          ...all,
+          close: async () => {
+            pets = [];
+            for await (const moved of exportPets(all)) pets.push(moved);
+            highest = Math.max(highest, pets.at(-1)?.pet.id ?? 0);
+          },
+        };
+      },
+      removeNewest: async () => void pets.pop(),
+    };
+  };
+  const run = async (counted: boolean) => (await Promise.all(reopenChecks(kept(counted)).slice(0, 1).map((check) => check.run().then(() => "", (error: Error) => error.message))));
+  expect(await run(true)).toEqual([""]);
+  expect(await run(false)).toEqual(["Store contract broken: a create after the newest pet (2) is gone gets a new id, got 2"]);
 });

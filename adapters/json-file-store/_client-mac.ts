@@ -27,6 +27,17 @@ export interface ClientSecret {
 const SECRET_BYTES = 32;
 const SECRET_TEXT = /^[A-Za-z0-9_-]{43}$/;
 
+/** The MAC a secret (its text, as the file beside the data file holds it) makes of a client digest. */
+export function macUnder(secretText: string): ClientMac {
+  const secret = Buffer.from(secretText, "base64url");
+  return (client) => createHmac("sha256", secret).update(client).digest("base64url");
+}
+
+/** Whether `text` is a secret as `openClientSecret` makes them: 43 base64url characters. */
+export function isSecretText(text: string): boolean {
+  return SECRET_TEXT.test(text);
+}
+
 /**
  * Reads the secret beside the data file at `path`, or makes one in memory if there is none (`keep`
  * writes it, once the file has loaded: a file that cannot load gets nothing written beside it).
@@ -39,12 +50,11 @@ export async function openClientSecret(path: string): Promise<ClientSecret> {
   }
   const found = read.kind === "found" ? read.text : undefined;
   const text = found ?? randomBytes(SECRET_BYTES).toString("base64url");
-  if (!SECRET_TEXT.test(text)) {
+  if (!isSecretText(text)) {
     throw new Error(`Cannot open ${path}: ${secretPath} does not hold a secret (43 base64url characters); restore it from a backup, or delete it to make a new one`);
   }
-  const secret = Buffer.from(text, "base64url");
   return {
-    mac: (client) => createHmac("sha256", secret).update(client).digest("base64url"),
+    mac: macUnder(text),
     created: found === undefined,
     keep: () => found === undefined ? writeSecretOnce(secretPath, text) : Promise.resolve(),
   };

@@ -150,7 +150,8 @@ function decode(bytes: Uint8Array): string | undefined {
   }
 }
 
-function parsesAsJson(text: string): boolean {
+/** Whether `text` is JSON: a line torn by a crash mid-write never is. */
+export function parsesAsJson(text: string): boolean {
   try {
     JSON.parse(text);
     return true;

@@ -6,6 +6,8 @@
  *   is in flight wait and go out together in the next write (group commit): one fsync for many.
  * - Records are appended, never rewritten; pets are never updated or deleted, so the file holds no
  *   dead records and needs no compaction.
+ * - Ids continue above the highest ever handed out, kept in `<file>.last-id` (see `_last-id.ts`),
+ *   not above the file's last line: an id is never reused, even once the newest pets are gone.
  * - After a failed write or fsync the store never retries (the kernel may have dropped the data
  *   and report success the second time): it cuts the file back to the last acknowledged size and
  *   refuses further creates until a restart reloads the file.
@@ -23,12 +25,14 @@
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../../src/mod.ts";
+import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
 import type { KeyTable } from "../../src/_internal/_idempotency-keys.ts";
 import type { PetIndex } from "../../src/_internal/_pet-index.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
 import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.ts";
 import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_internal/_pet-index.ts";
+import { exportIndex, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import { commitImport, dropImport, writeImport } from "./_import.ts";
 import type { ClientMac } from "./_client-mac.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
@@ -39,6 +43,7 @@ import { fenceOff } from "./_fence.ts";
 import { acquireLock, errorCode } from "./_file-lock.ts";
 import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
 import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
+import { RESERVE_STEP, readLastId, writeLastId } from "./_last-id.ts";
 
 /** Options of the JSON-file store. */
 export interface JsonFileStoreOptions {
@@ -59,7 +64,8 @@ export interface JsonFileStoreObserver {
 }
 
 interface PendingCreate {
-  readonly pet: Pet;
+  /** Numbered when its batch is written, so an import in between takes the ids below it. */
+  readonly pet: NewPet;
   readonly key: JournalKey | undefined;
   readonly resolve: (pet: Pet) => void;
   readonly reject: (error: Error) => void;
@@ -76,7 +82,9 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   let file: FileHandle | undefined;
   try {
     if (lock.previousOwnerMayRun) await fenceOff(path);
+    await dropImport(path); // the copy of an import that stopped half way: the file never had it
     const secret = await openClientSecret(path);
+    const mark = await readLastId(path);
     const index = createPetIndex();
     const keys = createKeyTable(options.maxIdempotencyKeys);
     const now = Date.now();
@@ -94,7 +102,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
     options.observer?.keysHeld(keys.size);
-    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys });
+    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys, mark });
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -184,10 +192,17 @@ interface Journal {
 interface Loaded {
   readonly index: PetIndex;
   readonly keys: KeyTable;
+  /** The highest id handed out as `<file>.last-id` holds it (see `_last-id.ts`). */
+  readonly mark: number;
 }
 
-function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys }: Loaded): PetStore {
-  const numbered = createNumbering(index.all[index.all.length - 1]?.id ?? 0);
+function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
+  // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
+  const numbering = createNumbering(Math.max(mark, index.all[index.all.length - 1]?.id ?? 0));
+  let reserved = mark;
+  // The highest id acknowledged (or loaded): what a clean close leaves as the mark. An id given to a
+  // create that was refused was never acknowledged, so the next run may give it again.
+  let acknowledged = numbering.last;
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
@@ -225,11 +240,14 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       // The lock goes with a removed folder: find out what happened to the file as well.
       return await stopFor((await lossOf(path, opened, lock).catch(() => undefined)) ?? "unlocked", batch);
     }
-    const lines = batch.map((entry) => `${journalLine(entry.pet, entry.key)}\n`).join("");
+    const pets = batch.map((entry) => numbering.next(entry.pet));
+    const lines = batch.map((entry, i) => `${journalLine(pets[i]!, entry.key)}\n`).join("");
     let written: number;
     let loss: Loss | undefined;
     let fsyncSeconds = 0;
     try {
+      const highest = numbering.last;
+      if (highest > reserved) await writeLastId(path, (reserved = highest + RESERVE_STEP));
       written = await append(file, lines);
       const syncing = performance.now();
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
@@ -247,11 +265,12 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     }
     if (loss !== undefined) return await stopFor(loss, batch);
     committedSize += written;
-    for (const entry of batch) {
-      addPet(index, entry.pet);
-      if (entry.key !== undefined) keys.add(entry.key, entry.pet.id, entry.key.at);
-      entry.resolve(entry.pet);
-    }
+    acknowledged = pets[pets.length - 1]!.id;
+    batch.forEach((entry, i) => {
+      addPet(index, pets[i]!);
+      if (entry.key !== undefined) keys.add(entry.key, pets[i]!.id, entry.key.at);
+      entry.resolve(pets[i]!);
+    });
     observer?.committed(batch.length, fsyncSeconds);
     observer?.keysHeld(keys.size);
   }
@@ -259,9 +278,8 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   function enqueue(pet: NewPet, key: JournalKey | undefined): Promise<Pet> {
     if (failure !== undefined) return Promise.reject(failure);
     if (closed) return Promise.reject(new StoreUnavailableError("the store is closed"));
-    const stored = numbered(pet);
     return new Promise((resolve, reject) => {
-      pending.push({ pet: stored, key, resolve, reject });
+      pending.push({ pet, key, resolve, reject });
       flushing ??= flush();
     });
   }
@@ -283,9 +301,68 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     }
   }
 
+  /** Stores imported pets all or nothing (see `_import.ts`); creates wait meanwhile. */
+  async function importPets(pets: AsyncIterable<MovedPet>, options: ImportOptions = {}): Promise<ImportSummary> {
+    while (flushing !== undefined) await flushing;
+    if (failure !== undefined) throw failure;
+    if (closed) throw new StoreUnavailableError("the store is closed");
+    let done!: () => void;
+    flushing = new Promise((resolve) => (done = resolve));
+    try {
+      refuseUnlessEmpty(index.all.length, options.append === true);
+      let previous = options.append === true ? numbering.last : 0;
+      const check = (moved: MovedPet, position: number) => {
+        refuseUnlessAbove(moved.pet.id, previous, position);
+        previous = moved.pet.id;
+      };
+      const keyOf = ({ key }: MovedPet): JournalKey | undefined =>
+        key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
+      const imported = await writeImport(path, file, committedSize, pets, check, keyOf);
+      const last = imported.records[imported.records.length - 1]?.pet.id ?? 0;
+      try {
+        if (last > reserved) await writeLastId(path, (reserved = last));
+        const loss = await lossOf(path, opened, lock).catch(() => undefined);
+        if (loss !== undefined) throw new StoreUnavailableError(describeLoss(path, loss));
+        await commitImport(path);
+      } catch (error) {
+        await dropImport(path);
+        throw error;
+      }
+      await reopen(imported.size);
+      for (const { pet, key } of imported.records) {
+        addPet(index, pet);
+        if (key !== undefined) keys.add(key, pet.id, key.at);
+      }
+      numbering.passTo(last);
+      acknowledged = Math.max(acknowledged, last);
+      const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
+      return importSummary(tally, tally.withKey);
+    } finally {
+      flushing = undefined;
+      done();
+      if (pending.length > 0) flushing = flush();
+    }
+  }
+
+  /** Opens the file the path now leads to (an import's copy), whose first `size` bytes are acknowledged. */
+  async function reopen(size: number): Promise<void> {
+    try {
+      const next = await open(path, "a+");
+      await file.close();
+      file = next;
+      opened = await file.stat();
+      committedSize = size;
+    } catch (error) {
+      fail([], new StoreUnavailableError(`the imported file could not be opened (${describeError(error)}); restart the server`));
+      throw failure;
+    }
+  }
+
   return {
     create: (pet) => enqueue(pet, undefined),
     createWithKey,
+    exportPets: () => exportIndex(index, keys, (clientMac, key, at) => ({ clientMac, key, at })),
+    importPets,
     get: (id) => Promise.resolve(petById(index, id)),
     list: (query) => Promise.resolve(pageOf(index, query)),
     async health() {
@@ -300,6 +377,10 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       closed = true;
       await flushing;
       await file.close();
+      // The exact mark, so a clean restart skips no id; only while the file is still this store's.
+      if (acknowledged !== reserved && (await lock.isHeld().catch(() => false))) {
+        await writeLastId(path, acknowledged).catch((error) => logger.warn(`${path}: ${path}.last-id could not be written (${describeError(error)})`));
+      }
       try {
         await lock.release();
       } catch (error) {

@@ -38,6 +38,11 @@ export async function createSchema(sql: SqlClient): Promise<void> {
       primary key (client, key)
     )`;
     await tx`create index if not exists pet_idempotency_keys_created_at on pet_idempotency_keys (created_at)`;
+    // The secrets of JSON-file stores whose keys were imported (as client 'mac:<clientMac>'), kept 24 hours.
+    await tx`create table if not exists animal_store_client_secrets (
+      secret text primary key,
+      until timestamptz not null
+    )`;
     await tx`insert into animal_store (schema_version, last_pet_id) values (${SCHEMA_VERSION}, 0) on conflict do nothing`;
     const rows = await tx`select schema_version from animal_store`;
     return Number(rows[0]?.["schema_version"]);

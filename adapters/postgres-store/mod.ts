@@ -26,10 +26,13 @@
  *   other creates of its transaction are written again without it.
  */
 import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
-import { StoreUnavailableError, withId } from "../../src/mod.ts";
+import { withId } from "../../src/mod.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
+import { exportPets, importPets, MAC_PREFIX } from "./_move.ts";
+import type { ClientMac } from "../json-file-store/_client-mac.ts";
+import { macUnder } from "../json-file-store/_client-mac.ts";
 
 export type { Row, SqlClient, SqlQuery, SqlValue } from "./sql-client.ts";
 
@@ -57,7 +60,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   } catch (error) {
     throw new Error(`Cannot open the PostgreSQL store: ${describeError(error)}`, { cause: error });
   }
-  return postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH);
+  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH);
+  await store.loadFileSecrets();
+  return store;
+}
+
+/** A JSON-file store's secret whose keys were imported, as the MAC it makes, until it expires (ms since the epoch). */
+interface FileSecret {
+  readonly mac: ClientMac;
+  readonly until: number;
 }
 
 interface PendingCreate {
@@ -76,8 +87,29 @@ interface PendingCreate {
 /** How often old idempotency keys are deleted, at most. */
 const KEY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
-function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): PetStore {
+function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): PetStore & { loadFileSecrets(): Promise<void> } {
   let pending: PendingCreate[] = [];
+  let fileSecrets: FileSecret[] = [];
+
+  /** Reads the secrets of imported JSON-file keys still in their 24 hours (at open, and after an import). */
+  async function loadFileSecrets(): Promise<void> {
+    const rows = await read(() => sql`select secret, (extract(epoch from until) * 1000)::bigint as until from animal_store_client_secrets where until > now()`, timeoutMs);
+    fileSecrets = rows.map((row) => ({ mac: macUnder(String(row["secret"])), until: Number(row["until"]) }));
+  }
+
+  /** The pet an imported JSON-file key produced: looked up under the MAC each live secret makes of the client's digest. */
+  async function importedReplay(key: IdempotencyKey): Promise<KeyedCreate | undefined> {
+    for (const { mac, until } of fileSecrets) {
+      if (until <= Date.now()) continue;
+      const rows = await read(
+        () => sql`select p.id, p.name, p.category_id, p.status from pet_idempotency_keys k join pets p on p.id = k.pet_id
+          where k.client = ${MAC_PREFIX + mac(key.client)} and k.key = ${key.key}`,
+        timeoutMs,
+      );
+      if (rows[0] !== undefined) return { pet: petFromRow(rows[0]), replayed: true };
+    }
+    return undefined;
+  }
   let flushing: Promise<void> | undefined;
   let lastPurge = 0;
 
@@ -123,21 +155,31 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
   async function answerReplay(entry: PendingCreate): Promise<void> {
     try {
       const pet = await petOfKey(entry.key!);
-      settle(entry, () => entry.resolve({ pet, replayed: true }));
+      // The key's pet is gone (or the key just expired): the create is made anew, as in every store.
+      const outcome = pet !== undefined ? { pet, replayed: true } : await enqueue(entry.pet, entry.key);
+      settle(entry, () => entry.resolve(outcome));
     } catch (error) {
       settle(entry, () => entry.reject(createFailure(error, false)));
     }
   }
 
-  /** The pet a taken idempotency key produced. */
-  async function petOfKey(key: IdempotencyKey): Promise<Pet> {
+  /**
+   * The pet a taken idempotency key produced, or `undefined` once that pet is gone from the table
+   * (an operator's delete): the key is then freed, only if it still names that pet, so a create
+   * that took it over meanwhile keeps it.
+   */
+  async function petOfKey(key: IdempotencyKey): Promise<Pet | undefined> {
     const rows = await read(
-      () => sql`select p.id, p.name, p.category_id, p.status from pet_idempotency_keys k join pets p on p.id = k.pet_id
+      () => sql`select k.pet_id, p.id, p.name, p.category_id, p.status from pet_idempotency_keys k left join pets p on p.id = k.pet_id
         where k.client = ${key.client} and k.key = ${key.key}`,
       timeoutMs,
     );
-    if (rows[0] === undefined) throw new StoreUnavailableError("the idempotency key was taken but its pet cannot be found; retry");
-    return petFromRow(rows[0]);
+    const row = rows[0];
+    if (row === undefined) return undefined;
+    if (row["id"] !== null && row["id"] !== undefined) return petFromRow(row);
+    const gone = Number(row["pet_id"]);
+    await read(() => sql`delete from pet_idempotency_keys where client = ${key.client} and key = ${key.key} and pet_id = ${gone}`, timeoutMs);
+    return undefined;
   }
 
   /** Queues a create for the next transaction. */
@@ -163,6 +205,8 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     if (now - lastPurge < KEY_PURGE_INTERVAL_MS) return;
     lastPurge = now;
     void read(() => sql`delete from pet_idempotency_keys where created_at < now() - interval '24 hours'`, timeoutMs).catch(() => {});
+    void read(() => sql`delete from animal_store_client_secrets where until < now()`, timeoutMs).catch(() => {});
+    fileSecrets = fileSecrets.filter((secret) => secret.until > now);
   }
 
   /** Answers a create once: by its commit, its failure, or its deadline, whichever comes first. */
@@ -177,9 +221,17 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     async create(pet: NewPet): Promise<Pet> {
       return (await enqueue(pet, undefined)).pet;
     },
-    createWithKey(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate> {
+    async createWithKey(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate> {
       purgeOldKeys();
-      return enqueue(pet, key);
+      // Only for a day after a JSON-file store's keys came in: one more query per keyed create.
+      return (fileSecrets.length > 0 ? await importedReplay(key) : undefined) ?? await enqueue(pet, key);
+    },
+    loadFileSecrets,
+    exportPets: () => exportPets(sql),
+    importPets: async (pets, options = {}) => {
+      const summary = await importPets(sql, pets, options);
+      await loadFileSecrets().catch(() => {}); // a failure leaves the keys unmatched here until a restart, not the import undone
+      return summary;
     },
     async get(id: number): Promise<Pet | undefined> {
       const rows = await read(() => sql`select id, name, category_id, status from pets where id = ${id}`, timeoutMs);

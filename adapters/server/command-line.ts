@@ -36,6 +36,8 @@ export function usage(): string {
   return [
     "Usage: animal-store [--flag value ...]     start the server",
     "       animal-store health [--url URL]     exit 0 if GET /health answers 200, 1 otherwise",
+    "       animal-store export [--out FILE]    every pet of the store, as JSON Lines (docs/stores.md)",
+    "       animal-store import [--in FILE] [--append]   an export into the store, keeping ids, all or nothing",
     "       animal-store --help | --version",
     "",
     "Settings: each flag mirrors an environment variable (a flag wins). Flag, variable, default:",

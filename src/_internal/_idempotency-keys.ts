@@ -27,6 +27,8 @@ export interface KeyTable {
   find(key: IdempotencyKey, now: number): number | undefined;
   /** Remembers that `key` produced pet `petId` at time `at` (milliseconds since the epoch). */
   add(key: IdempotencyKey, petId: number, at: number): void;
+  /** The keys younger than 24 hours at `now`, by the id of the pet each produced, for an export. */
+  byPet(now: number): Map<number, { readonly client: string; readonly key: string; readonly at: number }>;
   /** How many keys the table holds now (expired ones included until they are pushed out). */
   readonly size: number;
 }
@@ -69,6 +71,14 @@ export function createKeyTable(capacity: number = DEFAULT_MAX_IDEMPOTENCY_KEYS):
       queue.names.push(name);
       holders.move(key.client, sizeOf(queue) - 1, sizeOf(queue));
       entries.set(name, { petId, at });
+    },
+    byPet(now) {
+      const young = new Map<number, { client: string; key: string; at: number }>();
+      for (const [name, { petId, at }] of entries) {
+        const split = name.indexOf("\n");
+        if (now - at < IDEMPOTENCY_KEY_TTL_MS) young.set(petId, { client: name.slice(0, split), key: name.slice(split + 1), at });
+      }
+      return young;
     },
     get size() {
       return entries.size;

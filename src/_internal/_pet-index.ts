@@ -33,10 +33,23 @@ export function addPet(index: PetIndex, pet: Pet): void {
   if (pet.status !== undefined) index.byStatus[pet.status].push(pet);
 }
 
-/** Gives each new pet the next id after `lastId`, in the order they are asked for. */
-export function createNumbering(lastId: number): (pet: NewPet) => Pet {
+/** The ids a store hands out: `next` gives a new pet the id after `last`; `passTo` moves `last` up to an id stored otherwise. */
+export interface Numbering {
+  readonly last: number;
+  next(pet: NewPet): Pet;
+  passTo(id: number): void;
+}
+
+/** Numbering that starts after `lastId`, in the order pets are asked for. */
+export function createNumbering(lastId: number): Numbering {
   let last = lastId;
-  return (pet) => withId(++last, pet);
+  return {
+    get last() {
+      return last;
+    },
+    next: (pet) => withId(++last, pet),
+    passTo: (id) => void (last = Math.max(last, id)),
+  };
 }
 
 /** The pet with this id, or `undefined`. */

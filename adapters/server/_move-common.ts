@@ -1,0 +1,30 @@
+/**
+ * @module
+ * What `animal-store export` and `import` share besides the format: how they open a store, where
+ * their notices go, and how they name the store and refuse.
+ */
+import process from "node:process";
+import type { PetStore } from "../../src/mod.ts";
+import type { Config } from "./config.ts";
+import type { Notices } from "./notices.ts";
+
+/** Opens the store the settings name, as the server does; prints why and exits 1 when it cannot. */
+export type OpenStore = (config: Config) => Promise<PetStore>;
+
+/** Notices for a command whose stdout may carry data: every line goes to stderr. */
+export const NOTICES_TO_STDERR: Notices = {
+  info: (message) => void process.stderr.write(`${message}\n`),
+  warn: (message) => void process.stderr.write(`${message}\n`),
+  error: (message) => void process.stderr.write(`${message}\n`),
+};
+
+/** The store's name for a line: the file, the database, or memory. */
+export function storeName(config: Config): string {
+  return config.store === "file" ? config.dataFile : config.store === "postgres" ? "the PostgreSQL database" : "the memory store";
+}
+
+/** Prints each problem on a line of its own, and resolves with exit code 2. */
+export function refuse(command: string, problems: readonly string[]): number {
+  for (const problem of problems) process.stderr.write(`animal-store ${command}: ${problem}\n`);
+  return 2;
+}

@@ -1,0 +1,115 @@
+/**
+ * @module
+ * `animal-store export [--out FILE]`: every pet of the store, in id order, in the export format
+ * (`_pet-lines.ts`) to stdout or FILE, then a line on stderr with the count and checksum.
+ *
+ * It streams, so memory stays flat, and reads one consistent snapshot while a server runs on the
+ * same store: the JSON-file store's file is read without its lock, up to its last whole line (lines
+ * are only ever appended whole); PostgreSQL's pets up to the counter as the export began.
+ */
+import { createReadStream, createWriteStream } from "node:fs";
+import { rename, rm } from "node:fs/promises";
+import process from "node:process";
+import type { Writable } from "node:stream";
+import type { MovedPet } from "../../src/mod.ts";
+import type { Config } from "./config.ts";
+import type { OpenStore } from "./_move-common.ts";
+import { exportPets, IDEMPOTENCY_KEY_TTL_MS } from "../../src/mod.ts";
+import { JOURNAL_HEADER, parsesAsJson } from "../json-file-store/_journal.ts";
+import { readSecret } from "../json-file-store/_secret-file.ts";
+import { isSecretText } from "../json-file-store/_client-mac.ts";
+import type { ExportEnd } from "./_pet-lines.ts";
+import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
+import { storeName } from "./_move-common.ts";
+
+/** Bytes gathered before each write. */
+const WRITE_BYTES = 64 * 1024;
+
+/** Exports the store the settings name; resolves with the exit code (0, or 1 when the store cannot be read or the output written). */
+export async function runExport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
+  const out = own["--out"];
+  const temp = out === undefined ? undefined : `${out}.partial`;
+  const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w" });
+  try {
+    const read = config.store === "file" ? await readSecret(`${config.dataFile}.secret`) : undefined;
+    // Only a usable secret goes along; without it the file's keys stay behind in another store.
+    const secret = read?.kind === "found" && isSecretText(read.text) ? read.text : undefined;
+    const end = await writeExport(pets(config, open), sink, secret);
+    if (temp !== undefined) await closeFile(sink), await rename(temp, out!);
+    process.stderr.write(`exported ${end.count} pets (last id ${end.lastId}) from ${storeName(config)}, sha256 ${end.sha256}\n`);
+    return 0;
+  } catch (error) {
+    if (temp !== undefined) await closeFile(sink).catch(() => {}), await rm(temp, { force: true });
+    const missing = config.store === "file" && (error as { code?: unknown }).code === "ENOENT" && !(error as { path?: string }).path?.endsWith(".partial");
+    const problem = missing ? `${config.dataFile} does not exist` : error instanceof Error ? error.message : String(error);
+    process.stderr.write(`animal-store export: ${problem}; nothing complete was written\n`);
+    return 1;
+  }
+}
+
+/** The pets to export: the data file read directly (no lock), or the store's own export. */
+async function* pets(config: Config, open: OpenStore): AsyncIterable<MovedPet> {
+  if (config.store === "file") return yield* readDataFile(config.dataFile, Date.now());
+  const store = await open(config);
+  try {
+    yield* exportPets(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/**
+ * The pets of a JSON-file store's data file, read without taking its lock or writing to it, up to
+ * its last whole line, each with its key when younger than 24 hours at `now`.
+ */
+export async function* readDataFile(path: string, now: number): AsyncIterable<MovedPet> {
+  // A torn last line (a write in progress) never parses; a whole one missing its newline does.
+  const lines = linesOf(createReadStream(path), parsesAsJson);
+  for await (const { text, number } of lines) {
+    const problem = (what: string) => new InputError(number, what);
+    if (number === 1) {
+      if (text !== JOURNAL_HEADER) throw problem(`of ${path} is not the data file header ${JOURNAL_HEADER}`);
+      continue;
+    }
+    const line = readPetLine(text);
+    if (!line.ok) throw new Error(`${path}: line ${number} ${line.issues.join("; ")}`);
+    const { pet, key } = line.value;
+    yield key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? { pet, key } : { pet };
+  }
+}
+
+/**
+ * Writes the export format to `sink`, streaming; resolves with what its last line states, which
+ * names `clientMacSecret` when keys made under it (a JSON-file store's) came along.
+ */
+export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecret?: string): Promise<ExportEnd> {
+  const tally = createTally();
+  let pending = `${EXPORT_HEADER}\n`;
+  for await (const moved of pets) {
+    tally.add(moved);
+    pending += `${petLine(moved)}\n`;
+    if (pending.length >= WRITE_BYTES) {
+      await write(sink, pending);
+      pending = "";
+    }
+  }
+  const end = tally.macKeys > 0 && clientMacSecret !== undefined ? { ...tally.end(), clientMacSecret } : tally.end();
+  await write(sink, `${pending}${endLine(end)}\n`);
+  return end;
+}
+
+/** Writes `text`, resolving once the stream took it (so memory stays flat however slow the reader). */
+function write(sink: Writable, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    sink.once("error", reject);
+    sink.write(text, (error) => {
+      sink.off("error", reject);
+      if (error) reject(error);
+      else resolve();
+    });
+  });
+}
+
+function closeFile(sink: Writable): Promise<void> {
+  return new Promise((resolve, reject) => sink.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}

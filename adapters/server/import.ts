@@ -1,0 +1,136 @@
+/**
+ * @module
+ * `animal-store import [--in FILE] [--append]`: reads an export (`_pet-lines.ts`) from stdin or FILE
+ * into the store, keeping every id, all or nothing, then reads the imported pets back and prints
+ * their count and checksum beside the export's.
+ *
+ * Exit codes: 0 imported; 2 refused, with one line naming the line and the problem (a malformed
+ * line, a pet the validators refuse, ids not strictly ascending, an export cut short, a target that
+ * holds pets without `--append`); 1 failed (the store went away, a signal): the target holds none of it.
+ */
+import { createReadStream } from "node:fs";
+import process from "node:process";
+import type { ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
+import type { Config } from "./config.ts";
+import type { ExportEnd } from "./_pet-lines.ts";
+import type { OpenStore } from "./_move-common.ts";
+import { exportPets, ImportRefusedError, importPets } from "../../src/mod.ts";
+import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine, readPetLine } from "./_pet-lines.ts";
+import { refuse, storeName } from "./_move-common.ts";
+
+/** How long a signalled import may take to roll back before the process exits anyway. */
+const STOP_GRACE_MS = 5000;
+
+/** Imports an export into the store the settings name; resolves with the exit code. */
+export async function runImport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
+  const input = own["--in"] === undefined ? process.stdin : createReadStream(own["--in"]);
+  const signals = stopOnSignals(input);
+  const read: { end?: ExportEnd; first?: number } = {};
+  let store: PetStore | undefined;
+  try {
+    store = await open(config);
+    const summary = await importPets(store, readExport(input, read), {
+      append: own["--append"] !== undefined,
+      clientMacSecret: () => read.end?.clientMacSecret,
+    });
+    process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
+    process.stdout.write(keysLine(summary));
+    const back = await readBack(store, read.first ?? 0, summary.lastId);
+    const agree = back.count === read.end!.count && back.sha256 === read.end!.sha256;
+    process.stdout.write(`read back ${back.count} pets from ${storeName(config)}, sha256 ${back.sha256}: ${agree ? "they agree" : "THEY DIFFER"}\n`);
+    return agree ? 0 : 1;
+  } catch (error) {
+    if (error instanceof ImportRefusedError) {
+      return refuse("import", [`${error.position === undefined ? "" : `line ${error.position + 2} `}${error.message}; nothing was imported`]);
+    }
+    if (error instanceof InputError) return refuse("import", [`${error.message}; nothing was imported`]);
+    process.stderr.write(`animal-store import: ${error instanceof Error ? error.message : String(error)}; the import was undone, the target holds none of it\n`);
+    return 1;
+  } finally {
+    await store?.close();
+    signals.remove();
+  }
+}
+
+function keysLine({ keys, keysLeft }: ImportSummary): string {
+  if (keys + keysLeft === 0) return "";
+  const left = keysLeft === 0 ? "" : `; ${keysLeft} stayed behind (older than 24 hours, or a JSON-file store's, ` +
+    "which keeps only an HMAC of the API key, in a store that cannot match it: a retry of their creates makes a new pet)";
+  return `${keys} idempotency keys younger than 24 hours came along${left}\n`;
+}
+
+/** The count and checksum of the target's pets from `first` to `last`, read back through its export. */
+async function readBack(store: PetStore, first: number, last: number): Promise<ExportEnd> {
+  const tally = createTally();
+  for await (const moved of exportPets(store)) {
+    if (moved.pet.id > last) break;
+    if (moved.pet.id >= first) tally.add(moved);
+  }
+  return tally.end();
+}
+
+/**
+ * The pets of an export, checking its header and, once the pets are read, its last line: a count or
+ * checksum that differs, or no last line at all (a file cut short), throws before the import commits.
+ */
+export async function* readExport(chunks: AsyncIterable<Uint8Array>, read: { end?: ExportEnd; first?: number }): AsyncIterable<MovedPet> {
+  const tally = createTally();
+  let lastLine = 0;
+  for await (const { text, number } of linesOf(chunks, () => true)) {
+    lastLine = number;
+    if (read.end !== undefined) {
+      if (text.trim() === "") continue;
+      throw new InputError(number, "follows the export's last line");
+    }
+    if (number === 1) {
+      // An editor's byte order mark is read as if absent; carriage returns are dropped by `linesOf`.
+      if (text.replace(/^\uFEFF/, "") !== EXPORT_HEADER) throw new InputError(1, `is not the export header ${EXPORT_HEADER}`);
+      continue;
+    }
+    const end = readEndLine(text);
+    if (end !== undefined) {
+      read.end = checkEnd(end, tally.end(), number);
+      continue;
+    }
+    const pet = readPetLine(text);
+    if (!pet.ok) throw new InputError(number, pet.issues.join("; "));
+    read.first ??= pet.value.pet.id;
+    tally.add(pet.value);
+    yield pet.value;
+  }
+  if (read.end === undefined) {
+    throw new InputError(lastLine + 1, 'is missing: the input ends without the export\'s last line {"end":{…}}, so it was cut short');
+  }
+}
+
+function checkEnd(stated: ExportEnd, counted: ExportEnd, line: number): ExportEnd {
+  if (stated.count !== counted.count) throw new InputError(line, `states ${stated.count} pets, but ${counted.count} came before it`);
+  if (stated.sha256 !== counted.sha256) throw new InputError(line, `states sha256 ${stated.sha256}, but the pets before it sum to ${counted.sha256}`);
+  return stated;
+}
+
+/**
+ * SIGTERM and SIGINT end the input with an error (the store then undoes the import); the process
+ * exits once that is done (stdin may still hold it open on Deno), at the latest after a grace.
+ */
+function stopOnSignals(input: { destroy(error: Error): void }): { remove: () => void } {
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const stop = (name: string) => {
+    input.destroy(new Error(`stopped by ${name}`));
+    grace = setTimeout(() => {
+      process.stderr.write(`animal-store import: stopped by ${name}, and the store did not finish undoing it within ${STOP_GRACE_MS} ms\n`);
+      process.exit(1);
+    }, STOP_GRACE_MS);
+  };
+  const onTerm = () => stop("SIGTERM");
+  const onInt = () => stop("SIGINT");
+  process.on("SIGTERM", onTerm);
+  process.on("SIGINT", onInt);
+  return {
+    remove: () => {
+      process.off("SIGTERM", onTerm);
+      process.off("SIGINT", onInt);
+      if (grace !== undefined) process.exit(1); // undone and reported: nothing is left to wait for
+    },
+  };
+}

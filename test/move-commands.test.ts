@@ -1,0 +1,268 @@
+/**
+ * @module
+ * `animal-store export` and `animal-store import` as processes, on the runtime's own start script:
+ * the move from a JSON file into PostgreSQL through a pipe on Bun, Deno and Node, byte-identical
+ * round trips, and every bad input the issue names, each a clear line, an exit code, and a target
+ * untouched or complete.
+ */
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import packageJson from "../package.json" with { type: "json" };
+import type { PetStore } from "../src/mod.ts";
+import { createMemoryStore, exportPets } from "../src/mod.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { writeExport } from "../adapters/server/export.ts";
+import { waitFor } from "./checks.ts";
+import { postgresServer } from "./postgres-server.ts";
+import { startServer } from "./server-process.ts";
+import { tempDataFile } from "./temp.ts";
+
+type Runtime = "bun" | "deno" | "node";
+const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", node: "start:node" };
+const scripts: Record<string, string | undefined> = packageJson.scripts;
+const quiet = { info: () => {}, warn: () => {} };
+
+/** The argv of the runtime's start script with `args` after it. */
+function argv(runtime: Runtime, args: readonly string[]): string[] {
+  const [command = "", ...rest] = (scripts[SCRIPTS[runtime]] ?? "").replace(/^exec /, "").split(" ");
+  const local = `node_modules/.bin/${command}`;
+  return [existsSync(local) ? local : command, ...rest, ...args];
+}
+
+/** A command's outcome. */
+interface Outcome {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the command to its end (bounded), with `stdin` as its input. */
+async function run(runtime: Runtime, args: readonly string[], stdin: string | ReadableStream<Uint8Array> = ""): Promise<Outcome> {
+  const child = Bun.spawn(argv(runtime, args), { stdin: typeof stdin === "string" ? new Blob([stdin]) : stdin, stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** A JSON-file store at a new path holding `count` pets (every third sold). */
+async function fileWith(count: number): Promise<string> {
+  const path = tempDataFile();
+  const store = await openJsonFileStore(path, { logger: quiet });
+  for (let i = 0; i < count; i += 500) {
+    await Promise.all(Array.from({ length: Math.min(500, count - i) }, (_, j) =>
+      store.create({ name: `pet ${i + j}`, categoryId: (i + j) % 7, ...((i + j) % 3 === 0 ? { status: "sold" as const } : {}) })));
+  }
+  await store.close();
+  return path;
+}
+
+/** Every pet of a store, through its export. */
+async function petsOf(store: PetStore): Promise<unknown[]> {
+  const pets = [];
+  for await (const { pet } of exportPets(store)) pets.push(pet);
+  return pets;
+}
+
+async function filePets(path: string): Promise<unknown[]> {
+  const store = await openJsonFileStore(path, { logger: quiet });
+  try {
+    return await petsOf(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function databasePets(url: string): Promise<unknown[]> {
+  const sql = new Bun.SQL(url, { max: 1 });
+  try {
+    return (await sql`select id from pets order by id`).map((row: { id: unknown }) => Number(row.id));
+  } finally {
+    await sql.close();
+  }
+}
+
+/** The checksums a command printed (`sha256 <hex>`), in order. */
+const sums = (text: string) => [...text.matchAll(/sha256 ([0-9a-f]{64})/g)].map((match) => match[1]);
+
+describe("export | import into PostgreSQL", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`on ${runtime}: every pet and id moves, and both sides print one count and checksum`, async () => {
+      const source = await fileWith(1200);
+      const url = await (await postgresServer()).createDatabase();
+      const exported = Bun.spawn(argv(runtime, ["export", "--data-file", source]), { stdout: "pipe", stderr: "pipe" });
+      const imported = await run(runtime, ["import", "--store", "postgres", "--database-url", url], exported.stdout);
+      const exportLine = await new Response(exported.stderr).text();
+      expect(await exported.exited).toBe(0);
+      expect(imported).toMatchObject({ code: 0 });
+      expect(exportLine).toContain("exported 1200 pets (last id 1200)");
+      expect(imported.stdout).toContain("imported 1200 pets (last id 1200) into the PostgreSQL database");
+      expect(imported.stdout).toContain("read back 1200 pets from the PostgreSQL database");
+      expect(imported.stdout).toContain("they agree");
+      expect(new Set([...sums(exportLine), ...sums(imported.stdout)]).size).toBe(1);
+      expect(await databasePets(url)).toEqual(Array.from({ length: 1200 }, (_, i) => i + 1));
+    }, 120_000);
+  }
+});
+
+test("memory → file → PostgreSQL → file: every export is byte-identical", async () => {
+  const memory = createMemoryStore();
+  for (let i = 0; i < 300; i++) await memory.create({ name: `p ${i} é ☃`, categoryId: i - 150, ...(i % 4 === 0 ? { status: "pending" as const } : {}) });
+  const first = tempDataFile().replace(/pets\.json$/, "first.jsonl");
+  const sink = (await import("node:fs")).createWriteStream(first);
+  await writeExport(exportPets(memory), sink);
+  await new Promise((resolve) => sink.end(resolve));
+  const exports = [readFileSync(first, "utf8")];
+  const [fileA, fileB] = [tempDataFile(), tempDataFile()];
+  const url = await (await postgresServer()).createDatabase();
+  const stops = [["--data-file", fileA], ["--store", "postgres", "--database-url", url], ["--data-file", fileB]];
+  for (const target of stops) {
+    expect(await run("bun", ["import", ...target], exports[exports.length - 1]!)).toMatchObject({ code: 0 });
+    const out = await run("bun", ["export", ...target]);
+    expect(out.code).toBe(0);
+    exports.push(out.stdout);
+  }
+  expect(new Set(exports).size).toBe(1);
+  expect(exports[0]!.split("\n")).toHaveLength(303); // header, 300 pets, last line, and the final newline
+}, 120_000);
+
+describe("bad input is refused with one line and exit 2, and the target is left untouched", () => {
+  const good = async () => (await run("bun", ["export", "--data-file", await fileWith(3)])).stdout;
+  const lines = (text: string) => text.trimEnd().split("\n");
+  const cases: [string, (text: string) => string, string][] = [
+    ["a truncated export", (text) => lines(text).slice(0, -2).join("\n") + "\n", 'line 4 is missing: the input ends without the export\'s last line'],
+    ["a line with id 0", (text) => text.replace('{"id":2,', '{"id":0,'), 'line 3 is not a valid pet: "id" must be a positive integer, got 0'],
+    ["a duplicate id", (text) => text.replace('{"id":3,', '{"id":2,'), "line 4 has id 2, not above the previous id 2"],
+    ["a name of 10 MB", (text) => text.replace('"pet 1"', JSON.stringify("x".repeat(10_000_000))), "line 3 is longer than 1048576 bytes"],
+    ["a count that differs", (text) => text.replace('"count":3', '"count":4'), "line 5 states 4 pets, but 3 came before it"],
+    ["a line that is not JSON", (text) => text.replace('{"id":2,', '{"id":2,,'), "line 3 is not a valid pet"],
+    ["another file's header", (text) => text.replace("animal-store-export", "animal-store-pets"), "line 1 is not the export header"],
+  ];
+  for (const [name, change, message] of cases) {
+    test(name, async () => {
+      const target = tempDataFile();
+      const outcome = await run("bun", ["import", "--data-file", target], change(await good()));
+      expect(outcome.code).toBe(2);
+      expect(outcome.stderr).toContain(`animal-store import: ${message}`);
+      expect(outcome.stderr).toContain("nothing was imported");
+      expect(await filePets(target)).toEqual([]);
+    }, 60_000);
+  }
+
+  test("a target that holds pets, unless --append, which adds above its highest id", async () => {
+    const target = await fileWith(5);
+    const input = (await run("bun", ["export", "--data-file", await fileWith(3)])).stdout;
+    const refused = await run("bun", ["import", "--data-file", target], input);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("animal-store import: the target store already holds 5 pets; import into an empty store, or append above its highest id");
+    expect(await filePets(target)).toHaveLength(5);
+    const low = await run("bun", ["import", "--append", "--data-file", target], input);
+    expect(low.stderr).toContain("line 2 has id 1, not above the highest id the target store has handed out 5");
+    const shifted = input.replace(/"id":(\d)/g, (_, id: string) => `"id":${Number(id) + 10}`).replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
+    const summed = shifted.replace('"sha256":"x"', `"sha256":"${(await run("bun", ["import", "--store", "memory"], shifted)).stderr.match(/sum to ([0-9a-f]{64})/)![1]}"`);
+    expect(await run("bun", ["import", "--append", "--data-file", target], summed)).toMatchObject({ code: 0 });
+    expect((await filePets(target)).map((pet) => (pet as { id: number }).id)).toEqual([1, 2, 3, 4, 5, 11, 12, 13]);
+  }, 60_000);
+});
+
+test("a BOM and CRLF line ends, as an editor saves them, are read as if absent", async () => {
+  const input = (await run("bun", ["export", "--data-file", await fileWith(3)])).stdout;
+  const target = tempDataFile();
+  const outcome = await run("bun", ["import", "--data-file", target], `\uFEFF${input.replaceAll("\n", "\r\n")}`);
+  expect(outcome).toMatchObject({ code: 0 });
+  expect(await filePets(target)).toHaveLength(3);
+}, 60_000);
+
+/** Starts an import whose input stops half way, and resolves once `ready` sees it at work. */
+async function halfImport(target: readonly string[], ready: () => Promise<boolean>) {
+  const input = (await run("bun", ["export", "--data-file", await fileWith(20_000)])).stdout;
+  const child = Bun.spawn(argv("bun", ["import", ...target]), { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.stdin.write(input.slice(0, input.length / 2));
+  await child.stdin.flush();
+  await waitFor("the import at work", async () => ((await ready()) ? true : undefined), 30_000);
+  return { child, stderr: () => new Response(child.stderr).text() };
+}
+
+test("kill -9 half way into a JSON file leaves the file as it was", async () => {
+  const target = tempDataFile();
+  const { child } = await halfImport(["--data-file", target], async () => existsSync(`${target}.import`));
+  child.kill("SIGKILL");
+  await child.exited;
+  expect(await filePets(target)).toEqual([]);
+  expect(existsSync(`${target}.import`)).toBe(false); // the open removed the half-written copy
+}, 60_000);
+
+test("SIGTERM half way into PostgreSQL: one line, exit 1, and the database holds none of it", async () => {
+  const url = await (await postgresServer()).createDatabase();
+  const { child, stderr } = await halfImport(["--store", "postgres", "--database-url", url], async () => await importRunning(url));
+  child.kill("SIGTERM");
+  expect(await child.exited).toBe(1);
+  expect(await stderr()).toContain("animal-store import: stopped by SIGTERM; the import was undone, the target holds none of it");
+  expect(await databasePets(url)).toEqual([]);
+}, 60_000);
+
+test("kill -9 half way into PostgreSQL, and the database cutting the import off: it holds none of it", async () => {
+  const killed = await (await postgresServer()).createDatabase();
+  const nine = await halfImport(["--store", "postgres", "--database-url", killed], async () => await importRunning(killed));
+  nine.child.kill("SIGKILL");
+  await nine.child.exited;
+  expect(await databasePets(killed)).toEqual([]);
+
+  const cut = await (await postgresServer()).createDatabase();
+  const { child, stderr } = await halfImport(["--store", "postgres", "--database-url", cut], async () => await importRunning(cut));
+  const admin = new Bun.SQL(cut, { max: 1 });
+  await admin`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'animal-store'`;
+  await admin.close();
+  child.stdin.write("more");
+  child.stdin.end();
+  expect(await child.exited).toBe(1);
+  expect(await stderr()).toContain("the import was undone, the target holds none of it");
+  expect(await databasePets(cut)).toEqual([]);
+}, 60_000);
+
+/** Whether an import's transaction holds the counter row of the database at `url`. */
+async function importRunning(url: string): Promise<boolean> {
+  const sql = new Bun.SQL(url, { max: 1 });
+  try {
+    const rows = await sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'animal-store' and xact_start is not null`;
+    return rows[0].n > 0;
+  } finally {
+    await sql.close();
+  }
+}
+
+test("an export of a file that does not exist, and an import into a file a server holds, each fail with one line", async () => {
+  const missing = tempDataFile();
+  const exported = await run("bun", ["export", "--data-file", missing]);
+  expect(exported).toMatchObject({ code: 1, stdout: "" });
+  expect(exported.stderr).toBe(`animal-store export: ${missing} does not exist; nothing complete was written\n`);
+  const held = await fileWith(2);
+  const server = await startServer("bun", { DATA_FILE: held, API_KEYS: "k" });
+  try {
+    const input = (await run("bun", ["export", "--data-file", await fileWith(1)])).stdout;
+    const imported = await run("bun", ["import", "--append", "--data-file", held], input);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain(`animal-store: Cannot open ${held}: it is in use by process`);
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+  expect(await filePets(held)).toHaveLength(2);
+}, 60_000);
+
+describe("SIGTERM half way into a JSON file", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`on ${runtime}: one line, exit 1 once the import is undone, and the file as it was`, async () => {
+      const target = tempDataFile();
+      const child = Bun.spawn(argv(runtime, ["import", "--data-file", target]), { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+      child.stdin.write('{"format":"animal-store-export","version":1}\n{"id":1,"name":"a","categoryId":1}\n');
+      await child.stdin.flush(); // and stdin stays open, as a pipe from a slow export does
+      await waitFor("the import at work", () => (existsSync(`${target}.import`) ? true : undefined), 30_000);
+      child.kill("SIGTERM");
+      const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+      expect(code).toBe(1);
+      expect(stderr).toContain("animal-store import: stopped by SIGTERM; the import was undone, the target holds none of it");
+      expect(stderr).not.toContain("did not finish undoing");
+      expect(await filePets(target)).toEqual([]);
+    }, 60_000);
+  }
+});

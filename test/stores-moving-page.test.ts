@@ -1,0 +1,128 @@
+/**
+ * @module
+ * docs/stores.md's "Moving pets between stores", followed as printed: every shell command of the
+ * section runs (its paths and database URL pointed at a temp folder and a test database, `psql -c`
+ * run through a client), and the library example prints what its comment says.
+ */
+import { expect, test } from "bun:test";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { Pet } from "../src/mod.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { postgresServer } from "./postgres-server.ts";
+import { startServer } from "./server-process.ts";
+import { shell } from "./shell.ts";
+import { tempFolder } from "./temp.ts";
+
+const section = readFileSync("docs/stores.md", "utf8").split("## Moving pets between stores")[1] ?? "";
+const part = (heading: string) => section.split(heading)[1]?.split("\n**")[0] ?? "";
+const shellBlocks = (text: string) => [...text.matchAll(/```sh\n([\s\S]*?)\n```/g)].flatMap((match) => match[1]!.split("\n"));
+const PAGE_URL = "postgres://animal_store:change-me@127.0.0.1:5432/pets";
+const quiet = { info: () => {}, warn: () => {} };
+
+/** Runs one of the page's commands in the repository, with its paths and URL pointed at `folder` and `url`. */
+async function runCommand(line: string, folder: string, url: string): Promise<string> {
+  const command = line.replaceAll("data/pets.json", join(folder, "pets.json")).replaceAll("backup.jsonl", join(folder, "backup.jsonl")).replaceAll(PAGE_URL, url);
+  const psql = /^psql (\S+) -c "([^"]+)"$/.exec(command);
+  if (psql !== null) {
+    const sql = new Bun.SQL(psql[1]!, { max: 1 });
+    await sql.unsafe(psql[2]!);
+    await sql.close();
+    return "";
+  }
+  const { stdout, stderr } = await shell(command);
+  return stdout + stderr;
+}
+
+async function filePets(path: string): Promise<Pet[]> {
+  const store = await openJsonFileStore(path, { logger: quiet });
+  try {
+    return await store.list({ limit: 10_000, after: 0 });
+  } finally {
+    await store.close();
+  }
+}
+
+async function seed(path: string, count: number): Promise<Pet[]> {
+  const store = await openJsonFileStore(path, { logger: quiet });
+  try {
+    for (let i = 0; i < count; i++) await store.create({ name: `pet ${i}`, categoryId: i, ...(i % 2 === 0 ? { status: "available" as const } : {}) });
+    return await store.list({ limit: count, after: 0 });
+  } finally {
+    await store.close();
+  }
+}
+
+test("Moving to PostgreSQL: the printed pipe moves every pet, and both sides print one checksum", async () => {
+  const folder = tempFolder();
+  const pets = await seed(join(folder, "pets.json"), 50);
+  const url = await (await postgresServer()).createDatabase();
+  const commands = shellBlocks(part("### Moving to PostgreSQL"));
+  expect(commands).toHaveLength(1);
+  const output = await runCommand(commands[0]!, folder, url);
+  const sums = new Set([...output.matchAll(/sha256 ([0-9a-f]{64})/g)].map((match) => match[1]));
+  expect(output).toContain("exported 50 pets");
+  expect(output).toContain("imported 50 pets");
+  expect(sums.size).toBe(1);
+  const sql = new Bun.SQL(url, { max: 1 });
+  expect((await sql`select count(*)::int as n from pets`)[0].n).toBe(pets.length);
+  await sql.close();
+}, 120_000);
+
+test("Back up and restore, JSON file: a backup taken while the server runs restores every pet, and no id is handed out twice", async () => {
+  const folder = tempFolder();
+  const path = join(folder, "pets.json");
+  const pets = await seed(path, 20);
+  const [backup, restore] = [shellBlocks(part("**JSON-file store.**").split("Restore with")[0]!), shellBlocks(part("**JSON-file store.**").split("Restore with")[1]!)];
+  expect([backup.length, restore.length]).toEqual([1, 2]);
+  const server = await startServer("bun", { DATA_FILE: path, API_KEYS: "page-key" });
+  let later: Pet;
+  try {
+    await runCommand(backup[0]!, folder, "");
+    const response = await fetch(`${server.url}/pets`, { method: "POST", headers: { authorization: "Bearer page-key", "content-type": "application/json" }, body: '{"name":"after the backup","categoryId":1}' });
+    later = (await response.json()) as Pet;
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+  writeFileSync(path, "damaged\n");
+  for (const command of restore) await runCommand(command, folder, "");
+  expect(await filePets(path)).toEqual(pets);
+  const store = await openJsonFileStore(path, { logger: quiet });
+  try {
+    const next = await store.create({ name: "next", categoryId: 1 });
+    expect(next.id).toBeGreaterThan(later.id);
+  } finally {
+    await store.close();
+  }
+}, 120_000);
+
+test("Back up and restore, PostgreSQL: the printed backup, emptying and import bring every pet back, and ids continue", async () => {
+  const folder = tempFolder();
+  const url = await (await postgresServer()).createDatabase();
+  const pets = await seed(join(folder, "source.json"), 30);
+  await runCommand(`npm start --silent -- export --data-file ${join(folder, "source.json")} | npm start --silent -- import --store postgres --database-url ${url}`, folder, url);
+  const text = part("**PostgreSQL.**");
+  const [backup, restore] = [shellBlocks(text.split("Restore with")[0]!), shellBlocks(text.split("Restore with")[1]!)];
+  expect([backup.length, restore.length]).toEqual([1, 2]);
+  await runCommand(backup[0]!, folder, url);
+  for (const command of restore) await runCommand(command, folder, url);
+  const sql = new Bun.SQL(url, { max: 1 });
+  try {
+    expect((await sql`select id, name from pets order by id`).map((row: { id: unknown; name: string }) => [Number(row.id), row.name])).toEqual(pets.map((pet) => [pet.id, pet.name]));
+    expect(Number((await sql`select last_pet_id from animal_store`)[0].last_pet_id)).toBe(30);
+  } finally {
+    await sql.close();
+  }
+}, 120_000);
+
+test("From code: the example prints what its comment says", async () => {
+  const code = /### From code[\s\S]*?```ts\n([\s\S]*?)\n```/.exec(section)?.[1] ?? "";
+  const expected = /\/\/ (\{.*\})$/m.exec(code)?.[1] ?? "no comment";
+  const file = join(tempFolder(), "move.ts");
+  writeFileSync(file, code.replace('from "animal-store"', `from ${JSON.stringify(resolve("src/mod.ts"))}`));
+  const child = Bun.spawn([process.execPath, file], { stdout: "pipe" });
+  // Bun prints an object over several lines, with a comma after the last member.
+  const printed = (await new Response(child.stdout).text()).replace(/\s+/g, " ").replace(", }", " }").trim();
+  expect(await child.exited).toBe(0);
+  expect(printed).toBe(expected);
+});
