@@ -50,8 +50,10 @@ afterAll(() => {
   for (const server of running) server.child.kill("SIGKILL");
 });
 
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = Bun.spawn([exe], { cwd: folder, env: { ...BARE_ENV, PORT: "0", API_KEYS: KEY, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+/** Starts the executable; with `reader`, a shell command reads its stdout in place of the test (what it prints is the output). */
+async function start(env: Record<string, string>, reader?: string): Promise<Started> {
+  const command = reader === undefined ? [exe] : ["bash", "-c", `exec > >(${reader}); exec "$@"`, "bash", exe];
+  const child = Bun.spawn(command, { cwd: folder, env: { ...BARE_ENV, PORT: "0", API_KEYS: KEY, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const output = captureOutput(child);
   const started = { child, output, url: "" };
   running.add(started);
@@ -219,6 +221,19 @@ describe("the executable serving", () => {
       expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 1, stderr: `animal-store: unhealthy: http://127.0.0.1:${probed.port}/health answered 503: ${shown}…\n` });
     } finally {
       await probed.stop(true);
+    }
+  }, 30_000);
+
+  test("a stdout reader that exits (`| sed '/listening on/q'`): every request is still answered, stderr says so once, SIGTERM exits 0", async () => {
+    const server = await start({ STORE: "memory" }, "sed -u '/listening on/q'");
+    try {
+      for (let i = 0; i < 20; i++) {
+        expect((await fetch(`${server.url}/pets`, { headers: AUTH })).status).toBe(200);
+        await Bun.sleep(20);
+      }
+      expect(server.output().match(/stdout is closed \(EPIPE\)/g)).toHaveLength(1);
+    } finally {
+      expect(await stop(server)).toBe(0);
     }
   }, 30_000);
 

@@ -41,6 +41,19 @@ async function holdOpen(base: string, text: string): Promise<Socket> {
   return socket;
 }
 
+/** A log reader that goes away: it passes the lines up to the listening line (the test reads the URL from it), then exits. */
+const READER_GONE_AFTER_LISTENING = "sed -u '/listening on/q'";
+
+/** Sends `count` requests one after another, a little apart so that each one's log line is written alone: their statuses. */
+async function answeredOneByOne(base: string, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) {
+    statuses.push(await fetch(`${base}/pets`, { headers: { authorization: "Bearer k" } }).then(async (response) => (await response.arrayBuffer(), response.status), () => 0));
+    await Bun.sleep(20);
+  }
+  return statuses;
+}
+
 /** How long a stop that has nothing left to wait for may take, far under the 10 s grace. */
 const PROMPT_STOP_MS = 5000;
 
@@ -167,6 +180,30 @@ export function lifecycleSuite(runtime: Runtime): void {
       ]);
       for (const record of records.filter((record) => "message" in record)) expect(record).toEqual({ time: expect.any(String), level: "info", message: expect.any(String) });
     }, 20_000);
+
+    test("a stdout reader that exits (`| sed '/listening on/q'`): every request is still answered, the lost lines are counted in /metrics, stderr says so once, SIGTERM exits 0", async () => {
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "k", METRICS_PORT: "0" }, { outputReader: { command: READER_GONE_AFTER_LISTENING } });
+      try {
+        const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
+        const statuses = await answeredOneByOne(server.url, 20);
+        expect(statuses).toEqual(Array(20).fill(200));
+        const dropped = Number(/^animal_store_log_lines_dropped_total (\d+)$/m.exec(await (await fetch(metricsUrl)).text())?.[1]);
+        expect(dropped).toBeGreaterThan(0);
+        expect(server.output().match(/stdout is closed \(EPIPE\)/g)).toHaveLength(1);
+      } finally {
+        expect(await server.stop("SIGTERM")).toBe(0);
+      }
+      expect(server.output()).not.toMatch(/^\s+at /m);
+    }, 30_000);
+
+    test("a reader of both stdout and stderr that exits: every request is still answered, SIGTERM exits 0", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" }, { outputReader: { command: READER_GONE_AFTER_LISTENING, stderrToo: true } });
+      try {
+        expect(await answeredOneByOne(server.url, 20)).toEqual(Array(20).fill(200));
+      } finally {
+        expect(await server.stop("SIGTERM")).toBe(0);
+      }
+    }, 30_000);
 
     test("a bad setting stops the start with a message naming it and exit code 2", async () => {
       const error = await startServer(runtime, { PORT: "eighty", STORE: "memory" }).catch((failure: Error) => failure);

@@ -52,6 +52,11 @@ export interface StartOptions {
    * is pid 2, under a shell); `stop` then signals the whole process group.
    */
   readonly ownPidNamespace?: boolean;
+  /**
+   * A shell command that reads the server's stdout (and its stderr too with `stderrToo`) in place of
+   * the test, e.g. `sed -u '/listening on/q'`, a reader that goes away; what it prints is the output.
+   */
+  readonly outputReader?: { readonly command: string; readonly stderrToo?: boolean };
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -67,7 +72,10 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
     ...(options.maxOpenFiles === undefined ? [] : [`ulimit -n ${options.maxOpenFiles}`]),
   ];
-  const limited = limits.length === 0 ? argv : ["bash", "-c", `${limits.join("; ")}; exec "$@"`, "bash", ...argv];
+  // The shell's stdout becomes a pipe to the reader before it becomes the server: signals reach the server itself.
+  const reader = options.outputReader === undefined ? [] : [`exec > >(${options.outputReader.command})${options.outputReader.stderrToo === true ? " 2>&1" : ""}`];
+  const shell = [...limits, ...reader];
+  const limited = shell.length === 0 ? argv : ["bash", "-c", `${shell.join("; ")}; exec "$@"`, "bash", ...argv];
   // `; exit` keeps the shell from exec'ing the server, so it stays its parent, as under npm.
   const inNamespace = options.ownPidNamespace === true
     ? ["unshare", "--pid", "--fork", "--mount-proc", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"])]

@@ -30,6 +30,7 @@ import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
 import { dataFileProblem, hostProblem } from "./listen-checks.ts";
 import { createNotices } from "./notices.ts";
+import { createOutput } from "./output.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
@@ -71,14 +72,15 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
   const serve = chooseServe(config);
-  const notices = createNotices(config.log);
+  const output = createOutput();
+  const notices = createNotices(config.log, output);
   const traces = await traceExport(config.trace, runtime);
-  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", ...(traces === undefined ? {} : { more: traces.metricsText }) });
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, runtime, notices, metrics, traces);
   const observed = metrics?.observeStore(opened) ?? opened;
   const store = traces?.tracing.store(observed) ?? observed;
   let stopping = false;
-  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
   const server = await serve(serverApp(config, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (generated !== undefined) notices.info(keyNotice(generated));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
