@@ -4,7 +4,7 @@
  * HTTP, the reference page, and a clean stop on SIGTERM that loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import packageJson from "../package.json" with { type: "json" };
@@ -12,6 +12,7 @@ import { SETTINGS } from "../adapters/server/settings.ts";
 import { captureOutput } from "./output.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startOtlpReceiver } from "./fixtures/otlp-receiver.ts";
+import { UNPRIVILEGED } from "./server-process.ts";
 import { tempFolder } from "./temp.ts";
 
 const KEY = "exe-test-key";
@@ -98,6 +99,15 @@ describe("the executable's command line", () => {
     const { code, stdout } = await run(["--version"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^animal-store ${packageJson.version.replaceAll(".", "\\.")} \\(bun \\d+\\.\\d+\\.\\d+\\)\n$`));
+  });
+
+  test("PORT=80 for a user who may not take it exits 2 with one line naming PORT and the fix", async () => {
+    // As user nobody when the tests run as root: the folder must let it in.
+    chmodSync(folder, 0o755);
+    const asUser = process.getuid?.() === 0 ? UNPRIVILEGED : [];
+    const child = Bun.spawn([...asUser, exe], { cwd: folder, env: { ...BARE_ENV, PORT: "80", STORE: "memory", API_KEYS: KEY }, stdout: "pipe", stderr: "pipe", timeout: 20_000 });
+    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+    expect({ code, stderr }).toEqual({ code: 2, stderr: "animal-store: Cannot listen on 127.0.0.1:80: permission denied (EACCES); ports below 1024 need root or the CAP_NET_BIND_SERVICE capability: choose a PORT from 1024 up\n" });
   });
 
   test("an unknown flag exits 2 naming it", async () => {

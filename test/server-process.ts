@@ -31,6 +31,9 @@ export interface ServerProcess {
   readonly exited: Promise<number>;
 }
 
+/** Runs a command as user and group `nobody`, with no supplementary groups. */
+export const UNPRIVILEGED: readonly string[] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+
 /** How long a server may take to print its URL. */
 const START_TIMEOUT_MS = 15_000;
 
@@ -57,6 +60,8 @@ export interface StartOptions {
    * the test, e.g. `sed -u '/listening on/q'`, a reader that goes away; what it prints is the output.
    */
   readonly outputReader?: { readonly command: string; readonly stderrToo?: boolean };
+  /** Runs the server as user `nobody` when the tests run as root (as a user who may not take ports below 1024). */
+  readonly unprivileged?: boolean;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -81,8 +86,9 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     ? ["unshare", "--pid", "--fork", "--mount-proc", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"])]
     : [];
   const inGroup = options.processGroup === true || options.ownPidNamespace === true;
+  const asUser = options.unprivileged === true && process.getuid?.() === 0 ? [...UNPRIVILEGED] : [];
   const grouped = inGroup ? ["setsid", ...inNamespace, "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
-  const child = Bun.spawn(grouped, {
+  const child = Bun.spawn([...asUser, ...grouped], {
     env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
     stdout: "pipe",
     stderr: "pipe",

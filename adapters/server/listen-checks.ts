@@ -2,7 +2,8 @@
  * @module
  * Checks made before the server starts, so a setting that cannot work stops it with one line naming
  * the setting and the fix (exit 2) rather than a runtime's own error: a `HOST` this machine cannot
- * listen on, a `DATA_FILE` in a folder where no file can be made.
+ * listen on, a `DATA_FILE` in a folder where no file can be made; and the line for a listen that
+ * failed all the same.
  */
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -35,5 +36,34 @@ export function dataFileProblem(dataFile: string): string | undefined {
     const file = statSync(folder, { throwIfNoEntry: false })?.isFile() === true;
     const reason = file ? "it is a file, not a folder" : `${(error as NodeJS.ErrnoException).code ?? String(error)}: no file can be made there`;
     return `DATA_FILE "${dataFile}" cannot be kept in ${folder} (${reason}); set DATA_FILE to a file in a folder this user can write`;
+  }
+}
+
+/** Why listening failed, in one line, and the exit code it stops the server with. */
+export interface ListenProblem {
+  readonly message: string;
+  /** 1 when the settings are fine but the machine is busy (another process holds the port), 2 when a setting cannot work here. */
+  readonly exitCode: 1 | 2;
+}
+
+/**
+ * The line for a listen on `address` (`host:port`, the port from `setting`) that failed with `error`.
+ * Every runtime gives the system's error code (`EACCES`, Deno's `PermissionDenied` too).
+ */
+export function listenProblem(error: unknown, address: string, setting: string): ListenProblem {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const cannot = `Cannot listen on ${address}`;
+  switch (code) {
+    case "EADDRINUSE":
+      return { message: `${cannot}: the address is already in use; stop the server holding it or choose another ${setting}`, exitCode: 1 };
+    case "EACCES":
+    case "EPERM":
+      return { message: `${cannot}: permission denied (${code}); ports below 1024 need root or the CAP_NET_BIND_SERVICE capability: choose a ${setting} from 1024 up`, exitCode: 2 };
+    case "EADDRNOTAVAIL":
+      return { message: `${cannot}: the address is not available on this machine (EADDRNOTAVAIL); set HOST to one of its addresses, e.g. 127.0.0.1, or 0.0.0.0 for every interface`, exitCode: 2 };
+    default: {
+      const reason = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      return { message: `${cannot}: ${reason}${typeof code === "string" ? ` (${code})` : ""}; check HOST and ${setting}`, exitCode: 1 };
+    }
   }
 }

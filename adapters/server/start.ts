@@ -28,7 +28,7 @@ import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
-import { dataFileProblem, hostProblem } from "./listen-checks.ts";
+import { dataFileProblem, hostProblem, listenProblem } from "./listen-checks.ts";
 import { createNotices } from "./notices.ts";
 import { createOutput } from "./output.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
@@ -221,15 +221,15 @@ async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notic
 }
 
 /**
- * Closes the store (and its lock) and exits 1 with one line when the address is in use: the settings
- * are fine, the machine is busy. Every runtime reports it as `EADDRINUSE`; another error is thrown on.
+ * Closes the store (and its lock) and exits with one line naming the address, the setting and the fix
+ * when listening fails: 1 for an address in use (the settings are fine, the machine is busy), 2 for a
+ * setting that cannot work here (a port this user may not take), never a runtime's stack trace.
  */
 function listenFailed(config: Config, port: number, setting: string, store: PetStore): (error: unknown) => Promise<never> {
   return async (error) => {
-    if ((error as { code?: unknown } | undefined)?.code !== "EADDRINUSE") throw error;
     await store.close();
-    const address = `${urlHost(config.host)}:${port}`;
-    return fail([`Cannot listen on ${address}: the address is already in use; stop the server holding it or choose another ${setting}`], 1);
+    const problem = listenProblem(error, `${urlHost(config.host)}:${port}`, setting);
+    return fail([problem.message], problem.exitCode);
   };
 }
 
