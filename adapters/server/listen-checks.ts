@@ -5,10 +5,11 @@
  * listen on, a `DATA_FILE` in a folder where no file can be made; and the line for a listen that
  * failed all the same.
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
+import { makeFolder } from "../json-file-store/_make-folder.ts";
 
 /** Why this machine cannot listen on `host`, or `undefined` when it can (tried on a free port, then let go). */
 export function hostProblem(host: string): Promise<string | undefined> {
@@ -28,11 +29,15 @@ export function dataFileProblem(dataFile: string): string | undefined {
   // finds a folder that exists but takes no files (/proc, a read-only mount) as well as a missing one.
   const probe = join(folder, `.animal-store-check-${process.pid}`);
   try {
-    mkdirSync(folder, { recursive: true });
+    makeFolder(folder);
     writeFileSync(probe, "");
     rmSync(probe);
     return undefined;
   } catch (error) {
+    // Deno's sandbox refuses every look at a folder it was not given, the `stat` below included.
+    if ((error as Error).name === "NotCapable") {
+      return `DATA_FILE "${dataFile}" is in ${folder}, which this Deno server may not read and write (NotCapable); keep DATA_FILE under data/, or give Deno --allow-read=${folder} --allow-write=${folder}`;
+    }
     const file = statSync(folder, { throwIfNoEntry: false })?.isFile() === true;
     const reason = file ? "it is a file, not a folder" : `${(error as NodeJS.ErrnoException).code ?? String(error)}: no file can be made there`;
     return `DATA_FILE "${dataFile}" cannot be kept in ${folder} (${reason}); set DATA_FILE to a file in a folder this user can write`;
