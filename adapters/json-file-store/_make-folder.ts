@@ -9,13 +9,17 @@ import { dirname } from "node:path";
 
 /** Makes `folder` and any missing parent; throws the first error, as `mkdir` does. */
 export function makeFolder(folder: string): void {
-  if (statSync(folder, { throwIfNoEntry: false }) !== undefined) return;
+  if (isFolder(folder)) return;
   const parent = dirname(folder);
   if (parent !== folder) makeFolder(parent);
   try {
     mkdirSync(folder);
   } catch (error) {
-    // Made meanwhile by another server starting on the same folder.
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    // Made meanwhile by another server starting on the same folder; a file there stays an error.
+    if (!isFolder(folder)) throw error;
   }
+}
+
+function isFolder(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }
