@@ -78,6 +78,21 @@ for (const runtime of ["bun", "deno", "node"] as const) {
       expect(stderr).toMatch(/^animal-store: HOST "not-a-host" is not an address of this machine \(.+\); set HOST to one of its addresses, e\.g\. 127\.0\.0\.1, or 0\.0\.0\.0 for every interface\n$/);
     }, 25_000);
 
+    test("a setting's value with line breaks and escapes is echoed escaped, one line per problem: no forged line", async () => {
+      const forged = { HOST: "127.0.0.1\nanimal-store: forged", CORS_ORIGINS: "https://a.example\r\nanimal-store: forged", PUBLIC_URL: "https://x.example/\u001b[2J\r\nanimal-store: forged" };
+      const { code, stderr } = await run(runtime, [], { ...forged, STORE: "memory", API_KEYS: "k" });
+      expect(code).toBe(2);
+      const lines = stderr.trimEnd().split("\n");
+      expect(lines).toEqual([
+        expect.stringMatching(/^animal-store: (PUBLIC_URL|CORS_ORIGINS) /),
+        expect.stringMatching(/^animal-store: (PUBLIC_URL|CORS_ORIGINS) /),
+      ]);
+      expect(stderr).toContain('got "https://a.example\\r\\nanimal-store: forged"');
+      expect(stderr).toContain('got "https://x.example/\\x1b[2J\\r\\nanimal-store: forged"');
+      const host = await run(runtime, [], { HOST: forged.HOST, STORE: "memory", API_KEYS: "k" });
+      expect([host.code, host.stderr]).toEqual([2, expect.stringMatching(/^animal-store: HOST "127\.0\.0\.1\\nanimal-store: forged" is not an address of this machine [^\n]*\n$/)]);
+    }, 25_000);
+
     test("health exits 0 against a running server and 1 once it is gone", async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k", LOG: "off" });
       const url = `${new URL(server.url).origin}/health`;

@@ -110,6 +110,11 @@ describe("the executable's command line", () => {
     expect({ code, stderr }).toEqual({ code: 2, stderr: "animal-store: Cannot listen on 127.0.0.1:80: permission denied (EACCES); ports below 1024 need root or the CAP_NET_BIND_SERVICE capability: choose a PORT from 1024 up\n" });
   });
 
+  test("a HOST with a line break is echoed escaped in one line: no forged line", async () => {
+    const { code, stderr } = await run([], { HOST: "127.0.0.1\nanimal-store: forged", STORE: "memory", API_KEYS: KEY });
+    expect([code, stderr]).toEqual([2, expect.stringMatching(/^animal-store: HOST "127\.0\.0\.1\\nanimal-store: forged" is not an address of this machine [^\n]*\n$/)]);
+  });
+
   test("an unknown flag exits 2 naming it", async () => {
     const { code, stderr } = await run(["--colour"]);
     expect(code).toBe(2);

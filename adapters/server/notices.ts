@@ -20,10 +20,23 @@ export interface Notices {
 export function createNotices(format: LogFormat | "off", output: Output): Notices {
   const line = format === "json"
     ? (level: string, message: string) => JSON.stringify({ time: new Date().toISOString(), level, message })
-    : (_level: string, message: string) => message;
+    : (_level: string, message: string) => escapeControls(message);
   return {
     info: (message) => output.out(`${line("info", message)}\n`),
     warn: (message) => output.err(`${line("warn", message)}\n`),
     error: (message) => output.err(`${line("error", message)}\n`),
   };
 }
+
+/**
+ * `text` with every control character (C0, DEL, C1, and the Unicode line and paragraph separators)
+ * written as a JavaScript escape (`\n`, `\r`, `\x1b`, `\u2028`), so that a value echoed into a
+ * line (a setting, a file name) can neither start a forged line nor send a terminal escape.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (character) => NAMED_ESCAPES[character] ?? `\\x${character.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029" };

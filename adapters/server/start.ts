@@ -29,7 +29,7 @@ import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
 import { dataFileProblem, hostProblem, listenProblem } from "./listen-checks.ts";
-import { createNotices } from "./notices.ts";
+import { createNotices, escapeControls } from "./notices.ts";
 import { createOutput } from "./output.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
@@ -235,6 +235,6 @@ function listenFailed(config: Config, port: number, setting: string, store: PetS
 
 /** Prints each problem and exits: 2 for bad settings, 1 for a store that cannot open or an address in use. */
 function fail(problems: readonly string[], exitCode = 2): never {
-  for (const problem of problems) console.error(`animal-store: ${problem}`);
+  for (const problem of problems) console.error(`animal-store: ${escapeControls(problem)}`);
   process.exit(exitCode);
 }
