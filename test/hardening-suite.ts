@@ -34,6 +34,12 @@ const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined;
 /** Runtimes whose server drops the `Content-Length` the service sets on a 304 (RFC 9110 lets a 304 omit it; docs/decisions.md, "Conditional reads"). */
 const DROPS_304_LENGTH: ReadonlySet<Runtime> = new Set(["deno-serve"]);
 
+/**
+ * Runtimes that announce `Keep-Alive` on an HTTP/1.0 answer naming its `Host`, though they close its
+ * connection: Bun tells a handler nothing of the HTTP version (docs/decisions.md, "Hostile input").
+ */
+const KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST: ReadonlySet<Runtime> = new Set(["bun"]);
+
 /** Runtimes whose server reads the rest of a request body after the service answered 413 with `Connection: close`. */
 const READS_ON_AFTER_413: ReadonlySet<Runtime> = new Set(["deno-serve"]);
 
@@ -175,6 +181,23 @@ export function hardeningSuite(runtime: Runtime): void {
           answers.push(result.status);
         }
         expect(answers).toEqual([200, 400, 404]);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    });
+
+    test(`an HTTP/1.0 request without Connection: keep-alive is answered, then its connection closed; the answer carries no Keep-Alive field${KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST.has(runtime) ? " when it sent no Host (with Host it does: docs/decisions.md)" : ""}`, async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, IDLE_TIMEOUT: "2" });
+      try {
+        const answers = [];
+        for (const host of ["", "Host: x\r\n"]) {
+          const result = await rawExchange(server.url, [`GET /v1/pets HTTP/1.0\r\n${host}Authorization: Bearer ${KEY}\r\n\r\n`], { timeoutMs: 1500 });
+          answers.push({ status: result.status, closed: result.closed, keepAlive: /\r\nkeep-alive:/i.test(result.text) });
+        }
+        expect(answers).toEqual([
+          { status: 200, closed: true, keepAlive: false },
+          { status: 200, closed: true, keepAlive: KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST.has(runtime) },
+        ]);
       } finally {
         await server.stop("SIGKILL");
       }
