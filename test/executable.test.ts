@@ -67,8 +67,8 @@ async function start(env: Record<string, string>, reader?: string): Promise<Star
   }
 }
 
-async function stop(server: Started): Promise<number> {
-  server.child.kill("SIGTERM");
+async function stop(server: Started, signal: NodeJS.Signals = "SIGTERM"): Promise<number> {
+  server.child.kill(signal);
   const code = await server.child.exited;
   for (const started of running) if (started.child === server.child) running.delete(started);
   return code;
@@ -160,6 +160,14 @@ describe("the executable serving", () => {
     } finally {
       expect(await stop(again)).toBe(0);
     }
+  }, 30_000);
+
+  test("SIGHUP (a closed terminal) stops it as SIGTERM does: stopped, exit 0, the data file's lock released", async () => {
+    const server = await start({ STORE: "file", DATA_FILE: "data/hangup.json" });
+    expect((await createPet(server.url, "Hup")).status).toBe(201);
+    expect(await stop(server, "SIGHUP")).toBe(0);
+    expect(server.output()).toContain("stopped");
+    expect(existsSync(join(folder, "data", "hangup.json.lock"))).toBe(false);
   }, 30_000);
 
   test("the memory store", async () => {

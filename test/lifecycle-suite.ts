@@ -79,7 +79,7 @@ export function lifecycleSuite(runtime: Runtime): void {
       expect(server.output()).not.toContain("very-secret-key");
     }, 20_000);
 
-    test.each(["SIGTERM", "SIGINT"] as const)("on %s it finishes the in-flight request, then exits 0", async (signal) => {
+    test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("on %s it finishes the in-flight request, then exits 0", async (signal) => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
       const url = new URL(server.url);
       const body = '{"name":"Late","categoryId":1}';

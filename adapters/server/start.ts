@@ -2,7 +2,7 @@
  * @module
  * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
  * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
- * the base URL, and on SIGINT/SIGTERM finish in-flight requests, close the store and exit 0.
+ * the base URL, and on SIGINT/SIGTERM/SIGHUP finish in-flight requests, close the store and exit 0.
  */
 import { dirname } from "node:path";
 import process from "node:process";
@@ -116,8 +116,9 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     notices.info("stopped");
     process.exit(0);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  // SIGHUP (a closed terminal or ssh session) stops as the other two do, never with the default
+  // action that leaves the lock behind; there are no settings to reload (docs/decisions.md).
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
 }
 
 /** The API with its plugs, and its wraps around it. */
