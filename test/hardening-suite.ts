@@ -292,10 +292,11 @@ export function hardeningSuite(runtime: Runtime): void {
     test("SIGTERM under the load of 100 keep-alive clients, three times: every request is answered or refused, the store closes, exit 0", async () => {
       for (let round = 0; round < 3; round++) {
         const dataFile = tempDataFile();
-        const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });
+        await using server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });
         const { outcomes, acknowledged, stopped } = await stopUnderLoad(server, 100);
         expect(stopped.code).toBe(0);
-        expect(stopped.afterMs).toBeLessThan(5000);
+        // Before the 10 s grace (past it, the exit code is 1), with room for a busy machine.
+        expect(stopped.afterMs).toBeLessThan(9000);
         expect(server.output()).toContain("stopped");
         // An answer, a 503 on a connection already open, or a refused new connection: never a reset.
         expect([...outcomes.keys()].filter((outcome) => !["201", "503", "ConnectionRefused", "ECONNREFUSED"].includes(outcome))).toEqual([]);

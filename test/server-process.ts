@@ -17,8 +17,8 @@ const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", "de
 const RUNTIME_ENV: Partial<Record<Runtime, Record<string, string>>> = { "deno-serve": { DENO_SERVER: "Deno.serve" } };
 const scripts: Record<string, string | undefined> = packageJson.scripts;
 
-/** A running server process. */
-export interface ServerProcess {
+/** A running server process; `await using` it to have it killed at the end of the block if it still runs. */
+export interface ServerProcess extends AsyncDisposable {
   /** The base URL it printed, e.g. `http://127.0.0.1:40123/v1`. */
   readonly url: string;
   /** Everything it printed to stdout and stderr so far. */
@@ -94,22 +94,46 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     stderr: "pipe",
   });
   const output = captureOutput(child);
-  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (inGroup) process.kill(-child.pid, signal);
-    else child.kill(signal);
-    const code = await child.exited;
-    return code;
+  // The whole group where there is one: a shell's child would outlive a signal to the shell alone.
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (inGroup) process.kill(-child.pid, name);
+      else child.kill(name);
+    } catch {
+      // Gone already.
+    }
   };
+  const stop = async (name: NodeJS.Signals = "SIGTERM") => {
+    signal(name);
+    return await child.exited;
+  };
+  // Whatever a test does, its server ends: at the end of its `await using` block, or when the run ends.
+  const dispose = async () => {
+    running.delete(dispose);
+    // Only while the child runs: its pid (and group id) may be another process's once it has been reaped.
+    // In a group the shell waits for the server, so a shell that has ended leaves none behind.
+    if (child.exitCode === null && child.signalCode === null) signal("SIGKILL");
+    await child.exited;
+  };
+  running.add(dispose);
+  void child.exited.then(() => running.delete(dispose));
   const started = Date.now();
   for (;;) {
     // As text, or inside a JSON line with LOG_FORMAT=json.
     const url = /listening on (http:\/\/[^\s"]+)/.exec(output())?.[1];
-    if (url !== undefined) return { url, output, stdout: output.stdout, stop, exited: child.exited };
+    if (url !== undefined) return { url, output, stdout: output.stdout, stop, exited: child.exited, [Symbol.asyncDispose]: dispose };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
-      child.kill("SIGKILL");
-      const code = await child.exited;
-      throw new Error(`${runtime} server did not start (exit code ${code}):\n${output()}`);
+      await dispose();
+      throw new Error(`${runtime} server did not start (exit code ${await child.exited}):\n${output()}`);
     }
     await Bun.sleep(20);
   }
+}
+
+/** What ends each server still running. */
+const running = new Set<() => Promise<void>>();
+
+/** Ends every server a test started and left running (the suite's preload calls it once all files have run). */
+export async function stopLeftoverServers(): Promise<void> {
+  await Promise.all([...running].map((dispose) => dispose()));
 }
