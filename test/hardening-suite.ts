@@ -44,6 +44,20 @@ const KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST: ReadonlySet<Runtime> = new Set(["bun"]);
 const READS_ON_AFTER_413: ReadonlySet<Runtime> = new Set(["deno-serve"]);
 
 /**
+ * Runtimes that close a connection at once with the rest of a request body unread, after answering
+ * 413: the kernel then resets it, and a client still sending, on a busy machine, may lose the answer
+ * with the reset (RFC 9112 §9.6; docs/decisions.md, "Hostile input").
+ */
+const RESETS_AFTER_413: ReadonlySet<Runtime> = new Set(["bun"]);
+
+/** The status the access log gives the request `methodAndPath` (as logged in text), waiting for its line. */
+async function loggedStatus(server: ServerProcess, methodAndPath: string): Promise<number | undefined> {
+  const line = new RegExp(`^\\S+ \\S+ ${methodAndPath} (\\d{3}) `, "m");
+  for (let waited = 0; waited < 2000 && !line.test(server.stdout()); waited += 20) await Bun.sleep(20);
+  return Number(line.exec(server.stdout())?.[1] ?? Number.NaN) || undefined;
+}
+
+/**
  * Posts a chunked body without end until the server closes the connection or `maxBytes` are sent:
  * the first answer's status, and whether the server closed the connection before the client was done.
  */
@@ -247,7 +261,9 @@ export function hardeningSuite(runtime: Runtime): void {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
       try {
         const result = await endlessChunkedPost(server.url, 50 * 2 ** 20);
-        expect(result.status).toBe(413);
+        const lostToReset = RESETS_AFTER_413.has(runtime) && result.status === undefined;
+        // Then the access log says what was answered.
+        expect(lostToReset ? await loggedStatus(server, "POST /v1/pets") : result.status).toBe(413);
         expect(result.closed).toBe(!READS_ON_AFTER_413.has(runtime));
       } finally {
         await server.stop("SIGKILL");
