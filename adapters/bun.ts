@@ -61,12 +61,15 @@ export const serveBun: Serve = async (app, options) => {
  * Announces the idle timeout on every answer whose connection stays open, as Node's server does:
  * Node's HTTP client then drops an idle socket a second before the server would, instead of
  * sending a request on a socket the server is closing (`socket hang up`). Bun sends no such field.
+ * Bun closes every HTTP/1.0 connection after its answer, and a request tells its version only by
+ * lacking `Host` (Bun refuses an HTTP/1.1 request without one): an HTTP/1.0 request naming its
+ * `Host` cannot be told apart, and gets the field (docs/decisions.md, "Hostile input").
  */
 function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
   const keepAlive = `timeout=${idleSeconds}`;
   return async (request, connection) => {
     const response = await handler(request, connection);
-    if (!closes(request) && !closes(response)) response.headers.set("keep-alive", keepAlive);
+    if (!closes(request) && !closes(response) && request.headers.has("host")) response.headers.set("keep-alive", keepAlive);
     return response;
   };
 }

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import { VERSION } from "../adapters/server/_version.ts";
 import { SETTINGS } from "../adapters/server/settings.ts";
@@ -77,6 +78,21 @@ for (const runtime of ["bun", "deno", "node"] as const) {
       expect(stderr).toMatch(/^animal-store: HOST "not-a-host" is not an address of this machine \(.+\); set HOST to one of its addresses, e\.g\. 127\.0\.0\.1, or 0\.0\.0\.0 for every interface\n$/);
     }, 25_000);
 
+    test("a setting's value with line breaks and escapes is echoed escaped, one line per problem: no forged line", async () => {
+      const forged = { HOST: "127.0.0.1\nanimal-store: forged", CORS_ORIGINS: "https://a.example\r\nanimal-store: forged", PUBLIC_URL: "https://x.example/\u001b[2J\r\nanimal-store: forged" };
+      const { code, stderr } = await run(runtime, [], { ...forged, STORE: "memory", API_KEYS: "k" });
+      expect(code).toBe(2);
+      const lines = stderr.trimEnd().split("\n");
+      expect(lines).toEqual([
+        expect.stringMatching(/^animal-store: (PUBLIC_URL|CORS_ORIGINS) /),
+        expect.stringMatching(/^animal-store: (PUBLIC_URL|CORS_ORIGINS) /),
+      ]);
+      expect(stderr).toContain('got "https://a.example\\r\\nanimal-store: forged"');
+      expect(stderr).toContain('got "https://x.example/\\x1b[2J\\r\\nanimal-store: forged"');
+      const host = await run(runtime, [], { HOST: forged.HOST, STORE: "memory", API_KEYS: "k" });
+      expect([host.code, host.stderr]).toEqual([2, expect.stringMatching(/^animal-store: HOST "127\.0\.0\.1\\nanimal-store: forged" is not an address of this machine [^\n]*\n$/)]);
+    }, 25_000);
+
     test("health exits 0 against a running server and 1 once it is gone", async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k", LOG: "off" });
       const url = `${new URL(server.url).origin}/health`;
@@ -123,11 +139,24 @@ for (const runtime of ["bun", "deno", "node"] as const) {
   });
 }
 
-test("DATA_FILE in a folder that takes no files exits 2 with one line naming DATA_FILE and the fix", async () => {
-  const { code, stderr } = await run("bun", [], { DATA_FILE: "/proc/pets.json", API_KEYS: "k" });
-  expect(code).toBe(2);
-  expect(stderr).toBe('animal-store: DATA_FILE "/proc/pets.json" cannot be kept in /proc (ENOENT: no file can be made there); set DATA_FILE to a file in a folder this user can write\n');
-});
+for (const runtime of ["bun", "node"] as const) {
+  test.each(["/proc/pets.json", "/proc/new/pets.json"])(`on ${runtime}, DATA_FILE=%s (a folder that takes no files, or cannot be made) exits 2 with one line naming DATA_FILE and the fix`, async (dataFile) => {
+    const { code, stderr } = await run(runtime, [], { DATA_FILE: dataFile, API_KEYS: "k" });
+    expect({ code, stderr }).toEqual({
+      code: 2,
+      stderr: `animal-store: DATA_FILE "${dataFile}" cannot be kept in ${dirname(dataFile)} (ENOENT: no file can be made there); set DATA_FILE to a file in a folder this user can write\n`,
+    });
+  }, 25_000);
+}
+
+test("on Deno, DATA_FILE outside data/ exits 2 with one line naming the permission and the fix, no stack", async () => {
+  const folder = join(tmpdir(), "animal-store-not-given");
+  const { code, stderr } = await run("deno", [], { DATA_FILE: join(folder, "pets.json"), API_KEYS: "k" });
+  expect({ code, stderr }).toEqual({
+    code: 2,
+    stderr: `animal-store: DATA_FILE "${join(folder, "pets.json")}" is in ${folder}, which this Deno server may not read and write (NotCapable); keep DATA_FILE under data/, or give Deno --allow-read=${folder} --allow-write=${folder}\n`,
+  });
+}, 25_000);
 
 test("DATA_FILE under a file, not a folder, exits 2 naming DATA_FILE before anything is written", async () => {
   const blocker = join(tempFolder(), "not-a-folder");

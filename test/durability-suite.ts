@@ -86,7 +86,7 @@ export function durabilitySuite(runtime: Runtime): void {
   describe(`JSON-file store durability on ${runtime}`, () => {
     test("pets survive a graceful restart, and new ids continue after them", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
-      const first = await startServer(runtime, env);
+      await using first = await startServer(runtime, env);
       const created = (await (await create(first.url, { name: "Rex", categoryId: 1, status: "sold" })).json()) as Pet;
       expect(await first.stop("SIGTERM")).toBe(0);
       const second = await startServer(runtime, env);
@@ -103,7 +103,7 @@ export function durabilitySuite(runtime: Runtime): void {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const acknowledged = new Map<number, Pet>();
       for (let round = 0; round < 3; round++) {
-        const server = await startServer(runtime, env);
+        await using server = await startServer(runtime, env);
         const known = await allPets(server.url);
         for (const pet of acknowledged.values()) expect(known).toContainEqual(pet);
         let running = true;
@@ -138,7 +138,7 @@ export function durabilitySuite(runtime: Runtime): void {
 
     test("a full disk answers 503 without losing or tearing any acknowledged pet", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
-      const full = await startServer(runtime, env, { maxFileKiB: 4 });
+      await using full = await startServer(runtime, env, { maxFileKiB: 4 });
       const acknowledged: Pet[] = [];
       let refused: Response | undefined;
       for (let i = 0; i < 200 && refused === undefined; i++) {
@@ -171,13 +171,16 @@ export function durabilitySuite(runtime: Runtime): void {
       }
     }, 30_000);
 
-    test("after SIGKILL of its whole process group (npm start style), it is back within 5 s, 10 times in a row", async () => {
+    test("after SIGKILL of its whole process group (npm start style), it is back at once, 10 times in a row: the lock is taken over, not waited out", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const created: Pet[] = [];
+      let inode: number | undefined;
       for (let round = 0; round < 10; round++) {
-        const started = Date.now();
-        const server = await startServer(runtime, env, { processGroup: true });
-        expect(Date.now() - started).toBeLessThan(5_000);
+        await using server = await startServer(runtime, env, { processGroup: true });
+        // A lock waited out for its 5 s lease gives the data file a new inode (the old owner may still
+        // run); one taken over at once keeps it. Unlike a start's time, that does not depend on the load.
+        inode ??= statSync(env.DATA_FILE).ino;
+        expect(statSync(env.DATA_FILE).ino).toBe(inode);
         expect(await allPets(server.url)).toEqual(created);
         created.push((await (await create(server.url, { name: `round ${round}`, categoryId: round })).json()) as Pet);
         await server.stop("SIGKILL");
@@ -189,7 +192,7 @@ export function durabilitySuite(runtime: Runtime): void {
       ["a data folder removed", (file: string) => rmSync(dirname(file), { recursive: true }), "was deleted (or its folder removed)"],
     ] as const)("%s while it runs: creates answer 503 saying so, and a restart finds every acknowledged pet", async (_, remove, says) => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
-      const server = await startServer(runtime, env);
+      await using server = await startServer(runtime, env);
       const acknowledged = await createPets(server.url, 3);
       remove(env.DATA_FILE);
       const refused = await refusedCreate(server.url);
@@ -210,7 +213,7 @@ export function durabilitySuite(runtime: Runtime): void {
 
     test("a data file replaced by a copy renamed over it: creates answer 503, and every acknowledged pet is saved beside it", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
-      const server = await startServer(runtime, env);
+      await using server = await startServer(runtime, env);
       const early = await createPets(server.url, 2);
       copyFileSync(env.DATA_FILE, `${env.DATA_FILE}.copy`);
       const late = await createPets(server.url, 2);
@@ -337,7 +340,7 @@ export function durabilitySuite(runtime: Runtime): void {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const keyed = (base: string) =>
         fetch(`${base}/pets`, { method: "POST", headers: { ...JSON_AUTH, "idempotency-key": "retry-1" }, body: '{"name":"Rex","categoryId":1}' });
-      const first = await startServer(runtime, env);
+      await using first = await startServer(runtime, env);
       const created = (await (await keyed(first.url)).json()) as Pet;
       expect(await first.stop("SIGTERM")).toBe(0);
       // What anyone with the file and a list of guesses would compute for the right guess.

@@ -4,7 +4,7 @@
  * HTTP, the reference page, and a clean stop on SIGTERM that loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import packageJson from "../package.json" with { type: "json" };
@@ -12,6 +12,7 @@ import { SETTINGS } from "../adapters/server/settings.ts";
 import { captureOutput } from "./output.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startOtlpReceiver } from "./fixtures/otlp-receiver.ts";
+import { UNPRIVILEGED } from "./server-process.ts";
 import { tempFolder } from "./temp.ts";
 
 const KEY = "exe-test-key";
@@ -50,8 +51,10 @@ afterAll(() => {
   for (const server of running) server.child.kill("SIGKILL");
 });
 
-async function start(env: Record<string, string>): Promise<Started> {
-  const child = Bun.spawn([exe], { cwd: folder, env: { ...BARE_ENV, PORT: "0", API_KEYS: KEY, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+/** Starts the executable; with `reader`, a shell command reads its stdout in place of the test (what it prints is the output). */
+async function start(env: Record<string, string>, reader?: string): Promise<Started> {
+  const command = reader === undefined ? [exe] : ["bash", "-c", `exec > >(${reader}); exec "$@"`, "bash", exe];
+  const child = Bun.spawn(command, { cwd: folder, env: { ...BARE_ENV, PORT: "0", API_KEYS: KEY, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const output = captureOutput(child);
   const started = { child, output, url: "" };
   running.add(started);
@@ -64,8 +67,8 @@ async function start(env: Record<string, string>): Promise<Started> {
   }
 }
 
-async function stop(server: Started): Promise<number> {
-  server.child.kill("SIGTERM");
+async function stop(server: Started, signal: NodeJS.Signals = "SIGTERM"): Promise<number> {
+  server.child.kill(signal);
   const code = await server.child.exited;
   for (const started of running) if (started.child === server.child) running.delete(started);
   return code;
@@ -96,6 +99,20 @@ describe("the executable's command line", () => {
     const { code, stdout } = await run(["--version"]);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^animal-store ${packageJson.version.replaceAll(".", "\\.")} \\(bun \\d+\\.\\d+\\.\\d+\\)\n$`));
+  });
+
+  test("PORT=80 for a user who may not take it exits 2 with one line naming PORT and the fix", async () => {
+    // As user nobody when the tests run as root: the folder must let it in.
+    chmodSync(folder, 0o755);
+    const asUser = process.getuid?.() === 0 ? UNPRIVILEGED : [];
+    const child = Bun.spawn([...asUser, exe], { cwd: folder, env: { ...BARE_ENV, PORT: "80", STORE: "memory", API_KEYS: KEY }, stdout: "pipe", stderr: "pipe", timeout: 20_000 });
+    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+    expect({ code, stderr }).toEqual({ code: 2, stderr: "animal-store: Cannot listen on 127.0.0.1:80: permission denied (EACCES); ports below 1024 need root or the CAP_NET_BIND_SERVICE capability: choose a PORT from 1024 up\n" });
+  });
+
+  test("a HOST with a line break is echoed escaped in one line: no forged line", async () => {
+    const { code, stderr } = await run([], { HOST: "127.0.0.1\nanimal-store: forged", STORE: "memory", API_KEYS: KEY });
+    expect([code, stderr]).toEqual([2, expect.stringMatching(/^animal-store: HOST "127\.0\.0\.1\\nanimal-store: forged" is not an address of this machine [^\n]*\n$/)]);
   });
 
   test("an unknown flag exits 2 naming it", async () => {
@@ -143,6 +160,14 @@ describe("the executable serving", () => {
     } finally {
       expect(await stop(again)).toBe(0);
     }
+  }, 30_000);
+
+  test("SIGHUP (a closed terminal) stops it as SIGTERM does: stopped, exit 0, the data file's lock released", async () => {
+    const server = await start({ STORE: "file", DATA_FILE: "data/hangup.json" });
+    expect((await createPet(server.url, "Hup")).status).toBe(201);
+    expect(await stop(server, "SIGHUP")).toBe(0);
+    expect(server.output()).toContain("stopped");
+    expect(existsSync(join(folder, "data", "hangup.json.lock"))).toBe(false);
   }, 30_000);
 
   test("the memory store", async () => {
@@ -219,6 +244,19 @@ describe("the executable serving", () => {
       expect({ code: down.code, stderr: down.stderr }).toEqual({ code: 1, stderr: `animal-store: unhealthy: http://127.0.0.1:${probed.port}/health answered 503: ${shown}…\n` });
     } finally {
       await probed.stop(true);
+    }
+  }, 30_000);
+
+  test("a stdout reader that exits (`| sed '/listening on/q'`): every request is still answered, stderr says so once, SIGTERM exits 0", async () => {
+    const server = await start({ STORE: "memory" }, "sed -u '/listening on/q'");
+    try {
+      for (let i = 0; i < 20; i++) {
+        expect((await fetch(`${server.url}/pets`, { headers: AUTH })).status).toBe(200);
+        await Bun.sleep(20);
+      }
+      expect(server.output().match(/stdout is closed \(EPIPE\)/g)).toHaveLength(1);
+    } finally {
+      expect(await stop(server)).toBe(0);
     }
   }, 30_000);
 

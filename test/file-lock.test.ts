@@ -8,8 +8,11 @@ import { tempDataFile } from "./temp.ts";
 
 const quiet = { info: () => {}, warn: () => {} };
 const HEADER = '{"format":"animal-store-pets","version":1}\n';
-/** Well under the 5 s lease: a takeover this fast was decided from /proc or the OS lock, not by waiting. */
-const AT_ONCE_MS = 1_500;
+/**
+ * Under the 5 s lease, with room for a busy machine: a takeover this fast was decided from /proc or
+ * the OS lock, not by waiting the lease out.
+ */
+const AT_ONCE_MS = 3_000;
 
 function writeLock(path: string, owner: object, ageSeconds = 0): void {
   writeFileSync(`${path}.lock`, `${JSON.stringify(owner)}\n`);
@@ -91,8 +94,9 @@ describe("data-file lock: owners /proc cannot judge (another pid namespace or bo
     writeLock(path, { pid: 999_999_999 });
     const elapsed = await timedOpen(path);
     expect(elapsed).toBeGreaterThan(4_000);
-    expect(elapsed).toBeLessThan(7_000);
-  }, 10_000);
+    // One lease, not two, with room for a busy machine.
+    expect(elapsed).toBeLessThan(9_500);
+  }, 20_000);
 
   test("a lock taken over by lease gives the data file a new inode with the same bytes and mode, so the owner's open file leads nowhere", async () => {
     const path = tempDataFile();
@@ -155,12 +159,10 @@ describe("data-file lock: takeover", () => {
     async (runtime) => {
       const path = tempDataFile();
       const child = Bun.spawn([...RUNNERS[runtime], "test/fixtures/open-store.ts", path, "earlier-life"], { stdout: "pipe", stderr: "pipe" });
-      const started = Date.now();
       const output = await new Response(child.stdout).text();
-      expect(output).toStartWith("won");
-      // The runtime's own start-up time is included; a lease wait would add 5 s.
-      expect(Date.now() - started).toBeLessThan(4_000);
+      // The open alone, as the child timed it (a runtime's start on a busy machine is no part of it).
+      expect(Number(/^won in (\d+) ms$/m.exec(output)?.[1])).toBeLessThan(AT_ONCE_MS);
     },
-    10_000,
+    30_000,
   );
 });

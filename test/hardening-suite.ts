@@ -34,8 +34,28 @@ const CUT_WITHIN_SECONDS: Record<Runtime, { readonly header: number | undefined;
 /** Runtimes whose server drops the `Content-Length` the service sets on a 304 (RFC 9110 lets a 304 omit it; docs/decisions.md, "Conditional reads"). */
 const DROPS_304_LENGTH: ReadonlySet<Runtime> = new Set(["deno-serve"]);
 
+/**
+ * Runtimes that announce `Keep-Alive` on an HTTP/1.0 answer naming its `Host`, though they close its
+ * connection: Bun tells a handler nothing of the HTTP version (docs/decisions.md, "Hostile input").
+ */
+const KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST: ReadonlySet<Runtime> = new Set(["bun"]);
+
 /** Runtimes whose server reads the rest of a request body after the service answered 413 with `Connection: close`. */
 const READS_ON_AFTER_413: ReadonlySet<Runtime> = new Set(["deno-serve"]);
+
+/**
+ * Runtimes that close a connection at once with the rest of a request body unread, after answering
+ * 413: the kernel then resets it, and a client still sending, on a busy machine, may lose the answer
+ * with the reset (RFC 9112 §9.6; docs/decisions.md, "Hostile input").
+ */
+const RESETS_AFTER_413: ReadonlySet<Runtime> = new Set(["bun"]);
+
+/** The status the access log gives the request `methodAndPath` (as logged in text), waiting for its line. */
+async function loggedStatus(server: ServerProcess, methodAndPath: string): Promise<number | undefined> {
+  const line = new RegExp(`^\\S+ \\S+ ${methodAndPath} (\\d{3}) `, "m");
+  for (let waited = 0; waited < 2000 && !line.test(server.stdout()); waited += 20) await Bun.sleep(20);
+  return Number(line.exec(server.stdout())?.[1] ?? Number.NaN) || undefined;
+}
 
 /**
  * Posts a chunked body without end until the server closes the connection or `maxBytes` are sent:
@@ -180,6 +200,23 @@ export function hardeningSuite(runtime: Runtime): void {
       }
     });
 
+    test(`an HTTP/1.0 request without Connection: keep-alive is answered, then its connection closed; the answer carries no Keep-Alive field${KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST.has(runtime) ? " when it sent no Host (with Host it does: docs/decisions.md)" : ""}`, async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, IDLE_TIMEOUT: "2" });
+      try {
+        const answers = [];
+        for (const host of ["", "Host: x\r\n"]) {
+          const result = await rawExchange(server.url, [`GET /v1/pets HTTP/1.0\r\n${host}Authorization: Bearer ${KEY}\r\n\r\n`], { timeoutMs: 1500 });
+          answers.push({ status: result.status, closed: result.closed, keepAlive: /\r\nkeep-alive:/i.test(result.text) });
+        }
+        expect(answers).toEqual([
+          { status: 200, closed: true, keepAlive: false },
+          { status: 200, closed: true, keepAlive: KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST.has(runtime) },
+        ]);
+      } finally {
+        await server.stop("SIGKILL");
+      }
+    });
+
     // Deno.serve has no idle timeout, so it has nothing to announce.
     if (runtime !== "deno-serve") {
       test("answers on a connection kept open carry Keep-Alive: timeout=<IDLE_TIMEOUT>; an answer that closes its connection does not", async () => {
@@ -224,7 +261,9 @@ export function hardeningSuite(runtime: Runtime): void {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
       try {
         const result = await endlessChunkedPost(server.url, 50 * 2 ** 20);
-        expect(result.status).toBe(413);
+        const lostToReset = RESETS_AFTER_413.has(runtime) && result.status === undefined;
+        // Then the access log says what was answered.
+        expect(lostToReset ? await loggedStatus(server, "POST /v1/pets") : result.status).toBe(413);
         expect(result.closed).toBe(!READS_ON_AFTER_413.has(runtime));
       } finally {
         await server.stop("SIGKILL");
@@ -269,10 +308,11 @@ export function hardeningSuite(runtime: Runtime): void {
     test("SIGTERM under the load of 100 keep-alive clients, three times: every request is answered or refused, the store closes, exit 0", async () => {
       for (let round = 0; round < 3; round++) {
         const dataFile = tempDataFile();
-        const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });
+        await using server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY });
         const { outcomes, acknowledged, stopped } = await stopUnderLoad(server, 100);
         expect(stopped.code).toBe(0);
-        expect(stopped.afterMs).toBeLessThan(5000);
+        // Before the 10 s grace (past it, the exit code is 1), with room for a busy machine.
+        expect(stopped.afterMs).toBeLessThan(9000);
         expect(server.output()).toContain("stopped");
         // An answer, a 503 on a connection already open, or a refused new connection: never a reset.
         expect([...outcomes.keys()].filter((outcome) => !["201", "503", "ConnectionRefused", "ECONNREFUSED"].includes(outcome))).toEqual([]);

@@ -55,7 +55,7 @@ export function idempotencySuite(runtime: Runtime): void {
   describe.each(["file", "postgres"] as const)(`Idempotency-Key across kill -9 on ${runtime} with the %s store`, (store) => {
     test("a create stored but never answered, retried with its key after kill -9 and a restart, answers the same pet, replayed", async () => {
       const env = await durableStore(store);
-      const first = await startServer(runtime, env);
+      await using first = await startServer(runtime, env);
       sendAndWalkAway(first.url, "Lost answer", "crash-1");
       for (let i = 0; i < 200 && !(await allPets(first.url)).some((pet) => pet.name === "Lost answer"); i++) await Bun.sleep(10);
       await first.stop("SIGKILL");
@@ -73,7 +73,7 @@ export function idempotencySuite(runtime: Runtime): void {
 
     test("after kill -9 under load, retrying every create with its key leaves exactly one pet per key", async () => {
       const env = await durableStore(store);
-      const server = await startServer(runtime, env);
+      await using server = await startServer(runtime, env);
       const sent: string[] = [];
       let running = true;
       const worker = async (w: number) => {

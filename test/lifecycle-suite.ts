@@ -41,8 +41,24 @@ async function holdOpen(base: string, text: string): Promise<Socket> {
   return socket;
 }
 
-/** How long a stop that has nothing left to wait for may take, far under the 10 s grace. */
-const PROMPT_STOP_MS = 5000;
+/** A log reader that goes away: it passes the lines up to the listening line (the test reads the URL from it), then exits. */
+const READER_GONE_AFTER_LISTENING = "sed -u '/listening on/q'";
+
+/** Sends `count` requests one after another, a little apart so that each one's log line is written alone: their statuses. */
+async function answeredOneByOne(base: string, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) {
+    statuses.push(await fetch(`${base}/pets`, { headers: { authorization: "Bearer k" } }).then(async (response) => (await response.arrayBuffer(), response.status), () => 0));
+    await Bun.sleep(20);
+  }
+  return statuses;
+}
+
+/**
+ * How long a stop that has nothing left to wait for may take: under the 10 s grace (past it the exit
+ * code is 1), with room for a busy machine.
+ */
+const PROMPT_STOP_MS = 8000;
 
 /** Registers the run-contract tests for one runtime. */
 export function lifecycleSuite(runtime: Runtime): void {
@@ -60,14 +76,14 @@ export function lifecycleSuite(runtime: Runtime): void {
     }, 20_000);
 
     test("never prints a configured key", async () => {
-      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "very-secret-key" });
+      await using server = await startServer(runtime, { STORE: "memory", API_KEYS: "very-secret-key" });
       await fetch(`${server.url}/pets`, { headers: { authorization: "Bearer very-secret-key" } });
       await server.stop("SIGTERM");
       expect(server.output()).not.toContain("very-secret-key");
     }, 20_000);
 
-    test.each(["SIGTERM", "SIGINT"] as const)("on %s it finishes the in-flight request, then exits 0", async (signal) => {
-      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
+    test.each(["SIGTERM", "SIGINT", "SIGHUP"] as const)("on %s it finishes the in-flight request, then exits 0", async (signal) => {
+      await using server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
       const url = new URL(server.url);
       const body = '{"name":"Late","categoryId":1}';
       const socket = connect(Number(url.port), url.hostname);
@@ -87,7 +103,7 @@ export function lifecycleSuite(runtime: Runtime): void {
     }, 20_000);
 
     test("SIGTERM while a create's body is still arriving: its 201, then the same client's next create, sent at once on a new connection, gets 503 rather than a reset", async () => {
-      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
+      await using server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" });
       const body = '{"name":"Late","categoryId":1}';
       const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
       const first = openExchange(server.url, head + body.slice(0, 5));
@@ -104,7 +120,7 @@ export function lifecycleSuite(runtime: Runtime): void {
 
     test("SIGTERM with connections holding half-sent requests on the API and metrics ports: stopped, exit 0 at once, the data file's lock released", async () => {
       const dataFile = tempDataFile();
-      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k", METRICS_PORT: "0" });
+      await using server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k", METRICS_PORT: "0" });
       const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
       const held = [
         ...(await Promise.all(Array.from({ length: 20 }, () => holdOpen(server.url, "GET /v1/pe")))),
@@ -121,7 +137,7 @@ export function lifecycleSuite(runtime: Runtime): void {
 
     test("SIGTERM while a create's body has stalled: the create is cut, nothing is stored, stopped, exit 0 before the grace, the lock released", async () => {
       const dataFile = tempDataFile();
-      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k" });
+      await using server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k" });
       const stalled = openExchange(server.url, "POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n" + '{"name":"S');
       await Bun.sleep(300);
       const started = Date.now();
@@ -135,7 +151,7 @@ export function lifecycleSuite(runtime: Runtime): void {
 
     test("SIGTERM while a create waits on a disk that does not answer: after the 10 s grace the store is still flushed and closed, its lock released, exit 1", async () => {
       const dataFile = tempDataFile();
-      const server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k" }, { preload: "./test/fixtures/hold-write.ts" });
+      await using server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: "k" }, { preload: "./test/fixtures/hold-write.ts" });
       writeFileSync(`${dataFile}.hold`, "");
       const create = fetch(`${server.url}/pets`, { method: "POST", headers: { authorization: "Bearer k", "content-type": "application/json" }, body: '{"name":"Held","categoryId":1}' }).catch(() => undefined);
       while (!server.output().includes("holding a write")) await Bun.sleep(20);
@@ -150,7 +166,7 @@ export function lifecycleSuite(runtime: Runtime): void {
     }, 30_000);
 
     test("with LOG_FORMAT=json every line on stdout is a JSON object: the access log and the server's own lines, from start to stop", async () => {
-      const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "", LOG_FORMAT: "json" });
+      await using server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "", LOG_FORMAT: "json" });
       const key = /generated API key: ([\w-]+)/.exec(server.output())?.[1];
       await fetch(`${server.url}/pets`, { headers: { authorization: `Bearer ${key}` } });
       expect(await server.stop("SIGTERM")).toBe(0);
@@ -167,6 +183,30 @@ export function lifecycleSuite(runtime: Runtime): void {
       ]);
       for (const record of records.filter((record) => "message" in record)) expect(record).toEqual({ time: expect.any(String), level: "info", message: expect.any(String) });
     }, 20_000);
+
+    test("a stdout reader that exits (`| sed '/listening on/q'`): every request is still answered, the lost lines are counted in /metrics, stderr says so once, SIGTERM exits 0", async () => {
+      const server = await startServer(runtime, { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: "k", METRICS_PORT: "0" }, { outputReader: { command: READER_GONE_AFTER_LISTENING } });
+      try {
+        const metricsUrl = /metrics on (http:\/\/\S+)/.exec(server.output())?.[1] ?? "";
+        const statuses = await answeredOneByOne(server.url, 20);
+        expect(statuses).toEqual(Array(20).fill(200));
+        const dropped = Number(/^animal_store_log_lines_dropped_total (\d+)$/m.exec(await (await fetch(metricsUrl)).text())?.[1]);
+        expect(dropped).toBeGreaterThan(0);
+        expect(server.output().match(/stdout is closed \(EPIPE\)/g)).toHaveLength(1);
+      } finally {
+        expect(await server.stop("SIGTERM")).toBe(0);
+      }
+      expect(server.output()).not.toMatch(/^\s+at /m);
+    }, 30_000);
+
+    test("a reader of both stdout and stderr that exits: every request is still answered, SIGTERM exits 0", async () => {
+      const server = await startServer(runtime, { STORE: "memory", API_KEYS: "k" }, { outputReader: { command: READER_GONE_AFTER_LISTENING, stderrToo: true } });
+      try {
+        expect(await answeredOneByOne(server.url, 20)).toEqual(Array(20).fill(200));
+      } finally {
+        expect(await server.stop("SIGTERM")).toBe(0);
+      }
+    }, 30_000);
 
     test("a bad setting stops the start with a message naming it and exit code 2", async () => {
       const error = await startServer(runtime, { PORT: "eighty", STORE: "memory" }).catch((failure: Error) => failure);

@@ -61,7 +61,7 @@ export function operationsSuite(runtime: Runtime): void {
     }, 20_000);
 
     test("once SIGTERM arrives, GET /health no longer answers 200 while the in-flight request finishes", async () => {
-      const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
+      await using server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
       const health = () => fetch(`${origin(server.url)}/health`, { signal: AbortSignal.timeout(2000) }).then((response) => response.status, () => 0);
       expect(await health()).toBe(200);
       const url = new URL(server.url);

@@ -188,12 +188,12 @@ describe("several instances on one PostgreSQL database", () => {
         Array.from({ length: 3 }, (_, w) => keepCreating(server.url, `s${s}w${w}`, () => creating, record)),
       );
       await Bun.sleep(500);
-      database.stop();
-      await Bun.sleep(200); // answers to creates sent before the stop may still arrive
-      const downFrom = statuses.length;
-      await Bun.sleep(1000);
-      const downTo = statuses.length;
-      database.start();
+      const { downFrom, downTo } = await database.whileStopped(async () => {
+        await Bun.sleep(200); // answers to creates sent before the stop may still arrive
+        const downFrom = statuses.length;
+        await Bun.sleep(1000);
+        return { downFrom, downTo: statuses.length };
+      });
       await Bun.sleep(1500);
       creating = false;
       await Promise.all(creators);

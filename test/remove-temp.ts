@@ -1,8 +1,13 @@
 /**
  * @module
- * The suite's preload (bunfig.toml): once every test file has run, the temp folders go.
+ * The suite's preload (bunfig.toml): once every test file has run, any server a test left running
+ * is killed, and the temp folders go.
  */
 import { afterAll } from "bun:test";
+import { stopLeftoverServers } from "./server-process.ts";
 import { removeTempFolders } from "./temp.ts";
 
-afterAll(removeTempFolders);
+afterAll(async () => {
+  await stopLeftoverServers();
+  removeTempFolders();
+});

@@ -17,8 +17,8 @@ const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", "de
 const RUNTIME_ENV: Partial<Record<Runtime, Record<string, string>>> = { "deno-serve": { DENO_SERVER: "Deno.serve" } };
 const scripts: Record<string, string | undefined> = packageJson.scripts;
 
-/** A running server process. */
-export interface ServerProcess {
+/** A running server process; `await using` it to have it killed at the end of the block if it still runs. */
+export interface ServerProcess extends AsyncDisposable {
   /** The base URL it printed, e.g. `http://127.0.0.1:40123/v1`. */
   readonly url: string;
   /** Everything it printed to stdout and stderr so far. */
@@ -30,6 +30,9 @@ export interface ServerProcess {
   /** Resolves with the exit code once the process has ended by itself. */
   readonly exited: Promise<number>;
 }
+
+/** Runs a command as user and group `nobody`, with no supplementary groups. */
+export const UNPRIVILEGED: readonly string[] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
 
 /** How long a server may take to print its URL. */
 const START_TIMEOUT_MS = 15_000;
@@ -52,6 +55,13 @@ export interface StartOptions {
    * is pid 2, under a shell); `stop` then signals the whole process group.
    */
   readonly ownPidNamespace?: boolean;
+  /**
+   * A shell command that reads the server's stdout (and its stderr too with `stderrToo`) in place of
+   * the test, e.g. `sed -u '/listening on/q'`, a reader that goes away; what it prints is the output.
+   */
+  readonly outputReader?: { readonly command: string; readonly stderrToo?: boolean };
+  /** Runs the server as user `nobody` when the tests run as root (as a user who may not take ports below 1024). */
+  readonly unprivileged?: boolean;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -67,35 +77,63 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
     ...(options.maxOpenFiles === undefined ? [] : [`ulimit -n ${options.maxOpenFiles}`]),
   ];
-  const limited = limits.length === 0 ? argv : ["bash", "-c", `${limits.join("; ")}; exec "$@"`, "bash", ...argv];
+  // The shell's stdout becomes a pipe to the reader before it becomes the server: signals reach the server itself.
+  const reader = options.outputReader === undefined ? [] : [`exec > >(${options.outputReader.command})${options.outputReader.stderrToo === true ? " 2>&1" : ""}`];
+  const shell = [...limits, ...reader];
+  const limited = shell.length === 0 ? argv : ["bash", "-c", `${shell.join("; ")}; exec "$@"`, "bash", ...argv];
   // `; exit` keeps the shell from exec'ing the server, so it stays its parent, as under npm.
   const inNamespace = options.ownPidNamespace === true
     ? ["unshare", "--pid", "--fork", "--mount-proc", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"])]
     : [];
   const inGroup = options.processGroup === true || options.ownPidNamespace === true;
+  const asUser = options.unprivileged === true && process.getuid?.() === 0 ? [...UNPRIVILEGED] : [];
   const grouped = inGroup ? ["setsid", ...inNamespace, "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
-  const child = Bun.spawn(grouped, {
+  const child = Bun.spawn([...asUser, ...grouped], {
     env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
   const output = captureOutput(child);
-  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (inGroup) process.kill(-child.pid, signal);
-    else child.kill(signal);
-    const code = await child.exited;
-    return code;
+  // The whole group where there is one: a shell's child would outlive a signal to the shell alone.
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      if (inGroup) process.kill(-child.pid, name);
+      else child.kill(name);
+    } catch {
+      // Gone already.
+    }
   };
+  const stop = async (name: NodeJS.Signals = "SIGTERM") => {
+    signal(name);
+    return await child.exited;
+  };
+  // Whatever a test does, its server ends: at the end of its `await using` block, or when the run ends.
+  const dispose = async () => {
+    running.delete(dispose);
+    // Only while the child runs: its pid (and group id) may be another process's once it has been reaped.
+    // In a group the shell waits for the server, so a shell that has ended leaves none behind.
+    if (child.exitCode === null && child.signalCode === null) signal("SIGKILL");
+    await child.exited;
+  };
+  running.add(dispose);
+  void child.exited.then(() => running.delete(dispose));
   const started = Date.now();
   for (;;) {
     // As text, or inside a JSON line with LOG_FORMAT=json.
     const url = /listening on (http:\/\/[^\s"]+)/.exec(output())?.[1];
-    if (url !== undefined) return { url, output, stdout: output.stdout, stop, exited: child.exited };
+    if (url !== undefined) return { url, output, stdout: output.stdout, stop, exited: child.exited, [Symbol.asyncDispose]: dispose };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
-      child.kill("SIGKILL");
-      const code = await child.exited;
-      throw new Error(`${runtime} server did not start (exit code ${code}):\n${output()}`);
+      await dispose();
+      throw new Error(`${runtime} server did not start (exit code ${await child.exited}):\n${output()}`);
     }
     await Bun.sleep(20);
   }
+}
+
+/** What ends each server still running. */
+const running = new Set<() => Promise<void>>();
+
+/** Ends every server a test started and left running (the suite's preload calls it once all files have run). */
+export async function stopLeftoverServers(): Promise<void> {
+  await Promise.all([...running].map((dispose) => dispose()));
 }

@@ -23,7 +23,7 @@
  *   overwrite the new owner's lines.
  */
 import type { FileHandle } from "node:fs/promises";
-import { mkdir, open, rename, stat } from "node:fs/promises";
+import { open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
 import type { KeyTable } from "../../src/_internal/_idempotency-keys.ts";
@@ -42,6 +42,7 @@ import { syncFolder, writeDurably } from "./_durable-write.ts";
 import { fenceOff } from "./_fence.ts";
 import { acquireLock, errorCode } from "./_file-lock.ts";
 import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
+import { makeFolder } from "./_make-folder.ts";
 import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 import { RESERVE_STEP, readLastId, writeLastId } from "./_last-id.ts";
 
@@ -77,7 +78,7 @@ const encoder = new TextEncoder();
 export async function openJsonFileStore(path: string, options: JsonFileStoreOptions = {}): Promise<PetStore> {
   const logger = options.logger ?? console;
   const started = performance.now();
-  await createFolder(path);
+  createFolder(path);
   const lock = await acquireLock(`${path}.lock`, `open ${path}`);
   let file: FileHandle | undefined;
   try {
@@ -110,9 +111,9 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
   }
 }
 
-async function createFolder(path: string): Promise<void> {
+function createFolder(path: string): void {
   try {
-    await mkdir(dirname(path), { recursive: true });
+    makeFolder(dirname(path));
   } catch (error) {
     throw new Error(`Cannot open ${path}: its folder ${dirname(path)} cannot be created (${describeError(error)})`);
   }

@@ -13,13 +13,14 @@
  * answer is kept, and the lines made and written together, 64 at a time or every 10 ms (see
  * `_batch.ts`), the time formatted once a second.
  */
-import process from "node:process";
 import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
+import type { Output } from "./output.ts";
 import { setHeaders } from "../../src/mod.ts";
 import { rawTarget } from "../../src/_internal/mod.ts";
 import { readTraceContext } from "../../src/tracing/mod.ts";
 import { createBatch } from "./_batch.ts";
+import { createOutput } from "./output.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */
 export type LogFormat = "json" | "text";
@@ -36,6 +37,8 @@ export interface AccessLogOptions {
   readonly writeError?: (line: string) => void;
   /** The trace and span a request was answered in, when traces are recorded. Default: the caller's, from its `traceparent`. */
   readonly traceIds?: (request: Request) => TraceIds | undefined;
+  /** The stdout and stderr of the defaults, which count the lines they could not write. Default: the process's. */
+  readonly output?: Output;
 }
 
 /** One server's log. */
@@ -81,12 +84,14 @@ interface Answered {
 /** A log with the given format, writing to stdout and stderr unless told otherwise. */
 export function createAccessLog(options: AccessLogOptions): AccessLog {
   const { write } = options;
+  // Made only when a default is used: each one listens for errors on the process's streams.
+  const output = write === undefined || options.writeError === undefined ? options.output ?? createOutput() : undefined;
   const writeLines = write === undefined
-    ? (lines: string[]) => void process.stdout.write(`${lines.join("\n")}\n`)
+    ? (lines: string[]) => output?.out(`${lines.join("\n")}\n`)
     : (lines: string[]) => {
       for (const line of lines) write(line);
     };
-  const writeError = options.writeError ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const writeError = options.writeError ?? ((line: string) => output?.err(`${line}\n`));
   const format = options.format === "json" ? requestLineJson : requestLineText;
   const traceIds = options.traceIds ?? callerTrace;
   const clock = createClock();

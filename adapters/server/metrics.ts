@@ -12,6 +12,7 @@
 import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import type { Histogram } from "./_metric-kinds.ts";
 import type { StoreMetrics } from "./_store-metrics.ts";
+import type { Output } from "./output.ts";
 import { errorResponse } from "../../src/mod.ts";
 import { ROUTES, splitUrl } from "../../src/_internal/mod.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
@@ -19,6 +20,7 @@ import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS
 import { processText } from "./_process-metrics.ts";
 import { createRouteLabels, METHOD_LABELS, methodIndex } from "./_route-labels.ts";
 import { createStoreMetrics } from "./_store-metrics.ts";
+import { createOutput } from "./output.ts";
 
 /** Where the metrics are served, on their own listener. */
 export const METRICS_PATH = "/metrics";
@@ -47,11 +49,19 @@ interface Slot {
 
 const STATUSES = 500;
 
-/** Empty metrics for an app served under `basePath`; `more` adds families of another part (the trace export's). */
-export function createMetrics(options: { readonly basePath: string; readonly more?: () => string }): Metrics {
+/** Where the metrics are served; `more` adds families of another part (the trace export's); the output whose dropped lines they count and where their errors go (default: the process's). */
+export interface MetricsOptions {
+  readonly basePath: string;
+  readonly more?: () => string;
+  readonly output?: Output;
+}
+
+/** Empty metrics for an app served under `basePath`. */
+export function createMetrics(options: MetricsOptions): Metrics {
   const routes = createRouteLabels([...ROUTES.map((route) => `${options.basePath}${route.path}`), HEALTH_PATH]);
   const slots: (Slot | undefined)[] = new Array(routes.labels.length * METHOD_LABELS.length);
   const stores = createStoreMetrics();
+  const output = options.output ?? createOutput();
   let inFlight = 0;
   let connections: (() => Promise<number>) | undefined;
 
@@ -85,14 +95,14 @@ export function createMetrics(options: { readonly basePath: string; readonly mor
       text += familyHeader("animal_store_http_open_connections", "gauge", "Open HTTP connections of the API's listener.") +
         sample("animal_store_http_open_connections", "", await connections());
     }
-    return text + stores.text() + processText() + (options.more?.() ?? "");
+    return text + droppedText(output) + stores.text() + processText() + (options.more?.() ?? "");
   }
 
   return {
     wrap,
     countConnections: (count) => void (connections = count),
     text,
-    app: metricsApp(text),
+    app: metricsApp(text, output),
     observeStore: stores.observeStore,
     fileStore: stores.fileStore,
     observeSql: stores.observeSql,
@@ -114,9 +124,15 @@ function requestsText(slots: readonly (Slot | undefined)[], routeLabels: readonl
   return counts + durations;
 }
 
+/** The lines the server could not write because its stdout or stderr was closed (`output.ts`). */
+function droppedText(output: Output): string {
+  return familyHeader("animal_store_log_lines_dropped_total", "counter", "Lines not written because stdout or stderr was closed.") +
+    sample("animal_store_log_lines_dropped_total", "", output.dropped());
+}
+
 /** The metrics listener's app: `GET /metrics` and nothing else. */
-function metricsApp(text: () => Promise<string>): App {
-  const onError = (error: unknown) => console.error("animal-store: unexpected error in /metrics", error);
+function metricsApp(text: () => Promise<string>, output: Output): App {
+  const onError = (error: unknown) => output.err(`animal-store: unexpected error in /metrics: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
   async function fetch(request: Request): Promise<Response> {
     const path = splitUrl(request.url)?.path;
     if (path !== METRICS_PATH) return errorResponse("not_found", `Cannot find ${path ?? request.url}: this listener serves ${METRICS_PATH} only`);

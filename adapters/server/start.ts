@@ -2,7 +2,7 @@
  * @module
  * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
  * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
- * the base URL, and on SIGINT/SIGTERM finish in-flight requests, close the store and exit 0.
+ * the base URL, and on SIGINT/SIGTERM/SIGHUP finish in-flight requests, close the store and exit 0.
  */
 import { dirname } from "node:path";
 import process from "node:process";
@@ -28,8 +28,9 @@ import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
-import { dataFileProblem, hostProblem } from "./listen-checks.ts";
-import { createNotices } from "./notices.ts";
+import { dataFileProblem, hostProblem, listenProblem } from "./listen-checks.ts";
+import { createNotices, escapeControls } from "./notices.ts";
+import { createOutput } from "./output.ts";
 import { openJsonFileStore } from "../json-file-store/mod.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
@@ -71,14 +72,15 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
   const serve = chooseServe(config);
-  const notices = createNotices(config.log);
+  const output = createOutput();
+  const notices = createNotices(config.log, output);
   const traces = await traceExport(config.trace, runtime);
-  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", ...(traces === undefined ? {} : { more: traces.metricsText }) });
+  const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, runtime, notices, metrics, traces);
   const observed = metrics?.observeStore(opened) ?? opened;
   const store = traces?.tracing.store(observed) ?? observed;
   let stopping = false;
-  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
   const server = await serve(serverApp(config, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (generated !== undefined) notices.info(keyNotice(generated));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
@@ -114,8 +116,9 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     notices.info("stopped");
     process.exit(0);
   };
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
+  // SIGHUP (a closed terminal or ssh session) stops as the other two do, never with the default
+  // action that leaves the lock behind; there are no settings to reload (docs/decisions.md).
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
 }
 
 /** The API with its plugs, and its wraps around it. */
@@ -219,20 +222,20 @@ async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notic
 }
 
 /**
- * Closes the store (and its lock) and exits 1 with one line when the address is in use: the settings
- * are fine, the machine is busy. Every runtime reports it as `EADDRINUSE`; another error is thrown on.
+ * Closes the store (and its lock) and exits with one line naming the address, the setting and the fix
+ * when listening fails: 1 for an address in use (the settings are fine, the machine is busy), 2 for a
+ * setting that cannot work here (a port this user may not take), never a runtime's stack trace.
  */
 function listenFailed(config: Config, port: number, setting: string, store: PetStore): (error: unknown) => Promise<never> {
   return async (error) => {
-    if ((error as { code?: unknown } | undefined)?.code !== "EADDRINUSE") throw error;
     await store.close();
-    const address = `${urlHost(config.host)}:${port}`;
-    return fail([`Cannot listen on ${address}: the address is already in use; stop the server holding it or choose another ${setting}`], 1);
+    const problem = listenProblem(error, `${urlHost(config.host)}:${port}`, setting);
+    return fail([problem.message], problem.exitCode);
   };
 }
 
 /** Prints each problem and exits: 2 for bad settings, 1 for a store that cannot open or an address in use. */
 function fail(problems: readonly string[], exitCode = 2): never {
-  for (const problem of problems) console.error(`animal-store: ${problem}`);
+  for (const problem of problems) console.error(`animal-store: ${escapeControls(problem)}`);
   process.exit(exitCode);
 }
