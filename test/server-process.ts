@@ -3,7 +3,7 @@
  * Starts the standalone server as a child process (the real `npm run` command, without npm in the
  * way of signals), reads the URL it prints, and stops it.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import { captureOutput } from "./output.ts";
 
@@ -105,7 +105,10 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   };
   const stop = async (name: NodeJS.Signals = "SIGTERM") => {
     signal(name);
-    return await child.exited;
+    const code = await child.exited;
+    // The shell exits first: the server under it may still be dying, holding its lock, on a busy machine.
+    if (inGroup) await groupGone(child.pid);
+    return code;
   };
   // Whatever a test does, its server ends: at the end of its `await using` block, or when the run ends.
   const dispose = async () => {
@@ -136,4 +139,22 @@ const running = new Set<() => Promise<void>>();
 /** Ends every server a test started and left running (the suite's preload calls it once all files have run). */
 export async function stopLeftoverServers(): Promise<void> {
   await Promise.all([...running].map((dispose) => dispose()));
+}
+
+/** Waits, up to 10 s, until no process of the group `id` is left alive (a zombie holds no lock), as a supervisor waits before a restart. */
+async function groupGone(id: number): Promise<void> {
+  for (const started = Date.now(); Date.now() - started < 10_000; await Bun.sleep(10)) {
+    if (!readdirSync("/proc").some((pid) => /^\d+$/.test(pid) && aliveInGroup(pid, id))) return;
+  }
+}
+
+/** Whether process `pid` is in group `id` and not a zombie, from `/proc/<pid>/stat` ("pid (comm) state ppid pgrp …"). */
+function aliveInGroup(pid: string, id: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const [state, , group] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(group) === id && state !== "Z";
+  } catch {
+    return false;
+  }
 }
