@@ -68,6 +68,55 @@ export interface PetStore extends MovingStore {
   close(): Promise<void>;
 }
 
+/** How a wrapper of a store (the server's metrics, the tracing feature) treats one of its methods, and what the method does to stored pets. */
+export type StoreMethod =
+  /** Measured: each call counted, timed and traced as one operation, `label` naming its series. */
+  | { readonly label: string; readonly pets: PetEffect }
+  /** Passed through unmeasured, for the reason given. */
+  | { readonly unmeasured: string; readonly pets: PetEffect };
+
+/**
+ * What a store method does to the pets a store holds. Only reading and adding keep the rule above;
+ * a method that changes or removes a pet widens this type, and then every place the rule names
+ * must be gone through in the same change.
+ */
+export type PetEffect = "none" | "reads" | "adds";
+
+/**
+ * Every method of `PetStore` and how wrappers treat it. Typed against the interface, so a method
+ * added to `PetStore` does not compile until it has a row here, and the wrappers, which read the
+ * rows, measure it from then on: nothing passes a wrapper unmeasured without a reason written here.
+ */
+export const STORE_METHODS: { readonly [Method in keyof PetStore]-?: StoreMethod } = Object.freeze({
+  create: { label: "create", pets: "adds" },
+  createWithKey: { label: "create_with_key", pets: "adds" },
+  get: { label: "get", pets: "reads" },
+  list: { label: "list", pets: "reads" },
+  health: { label: "health", pets: "none" },
+  exportPets: { unmeasured: "an export runs in a process of its own (`animal-store export`), never under a server's metrics", pets: "reads" },
+  importPets: { unmeasured: "an import runs in a process of its own (`animal-store import`), never under a server's metrics", pets: "adds" },
+  close: { unmeasured: "ends the store, once, when its server stops", pets: "none" },
+});
+
+/** Runs one call of a measured store method (`method` as `PetStore` names it, `label` from its row) and resolves as it does. */
+export type AroundStoreCall = <T>(method: string, label: string, call: () => Promise<T>) => Promise<T>;
+
+/**
+ * `store` with every measured method run through `around` (how the metrics count and the tracing
+ * spans a store's work), every other method of the table passed through bound to the store, and any
+ * member beyond `PetStore` kept as it is.
+ */
+export function wrapStore(store: PetStore, around: AroundStoreCall): PetStore {
+  const wrapped: Record<string, unknown> = { ...store };
+  for (const [method, row] of Object.entries(STORE_METHODS)) {
+    // Read through the prototype too: a store may be a class instance, whose methods a spread misses.
+    const own = (store as unknown as Record<string, unknown>)[method];
+    if (typeof own !== "function") continue;
+    wrapped[method] = "label" in row ? (...args: unknown[]) => around(method, row.label, () => own.apply(store, args)) : own.bind(store);
+  }
+  return wrapped as unknown as PetStore;
+}
+
 /** Thrown by a store that cannot serve requests now (e.g. its disk failed); answered with 503. */
 export class StoreUnavailableError extends Error {
   override name = "StoreUnavailableError";
