@@ -77,8 +77,9 @@ export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
 
 /**
  * The headers every answer of the matched route carries, whatever answers it: a deprecated route's,
- * its successor linked under `baseUrl`. For a path whose routes answer other methods only (a 405),
- * theirs when every one of them is deprecated, since the path itself is then going away.
+ * its successor linked under `baseUrl`. A 405 names no route but the path, and `Deprecation` and
+ * `Sunset` speak of a path (RFC 9745, RFC 8594): it carries them when every route of the path is
+ * deprecated alike, the path itself going away, and none once a route of it stays (docs/decisions.md).
  */
 export function routeHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
   const deprecation = match === undefined ? undefined : match.route !== undefined ? match.route.deprecation : sharedDeprecation(match.routes);
@@ -92,7 +93,12 @@ export function routeHeaders(match: RouteMatch | undefined, baseUrl: string): Re
 
 function sharedDeprecation(routes: readonly Route[]): Deprecation | undefined {
   const [first, ...rest] = routes;
-  return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
+  return rest.every((route) => sameDeprecation(route.deprecation, first?.deprecation)) ? first?.deprecation : undefined;
+}
+
+/** Whether two deprecations say the same, written as one object or as two. */
+function sameDeprecation(a: Deprecation | undefined, b: Deprecation | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.since === b.since && a.sunset === b.sunset && a.successor === b.successor);
 }
 
 /** The `Allow` value for the methods a path answers: HEAD wherever GET is. */
