@@ -8,7 +8,7 @@ import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep } from "./types.ts";
-import { createKeyChecker, unauthorized } from "./auth.ts";
+import { bearerToken, createKeyChecker, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
@@ -66,7 +66,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
   const matchRoute = createRouteMatcher(routes);
   const texts = createPetTexts();
-  const idempotency = createIdempotencyGuard();
+  const idempotency = createIdempotencyGuard(bearerToken);
   const originOf = createOriginResolver(options);
   const setup: PlugSetup = {
     basePath,

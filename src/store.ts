@@ -10,7 +10,7 @@
  * **The append-only rule.** A stored pet never changes and the service never removes one; a new
  * id is above every id the store ever handed out, even once pets are gone from the data by an
  * operator's hand: ids are never reused. What relies on it: the strong `ETag` of a pet and of a full
- * page (`pet.ts`, `get-pet.ts`, `list-pets.ts`, `openapi/mod.ts`), the `after` cursor, the index
+ * page (`pet.ts`, `operations/get-pet.ts`, `operations/list-pets.ts`, `openapi/mod.ts`), the `after` cursor, the index
  * that only appends (`_internal/_pet-index.ts`), the JSON-file journal with no compaction, and
  * exports. A keyed create whose pet is gone is made anew in every store (nothing is left to replay).
  */
@@ -93,8 +93,8 @@ export const STORE_METHODS: { readonly [Method in keyof PetStore]-?: StoreMethod
   get: { label: "get", pets: "reads" },
   list: { label: "list", pets: "reads" },
   health: { label: "health", pets: "none" },
-  exportPets: { unmeasured: "an export runs in a process of its own (`animal-store export`), never under a server's metrics", pets: "reads" },
-  importPets: { unmeasured: "an import runs in a process of its own (`animal-store import`), never under a server's metrics", pets: "adds" },
+  exportPets: { unmeasured: "an export is a command of its own (`animal-store export`), never under a server's metrics", pets: "reads" },
+  importPets: { unmeasured: "an import is a command of its own (`animal-store import`), never under a server's metrics", pets: "adds" },
   close: { unmeasured: "ends the store, once, when its server stops", pets: "none" },
 });
 

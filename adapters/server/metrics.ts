@@ -14,7 +14,7 @@ import type { Histogram } from "./_metric-kinds.ts";
 import type { StoreMetrics } from "./_store-metrics.ts";
 import type { Output } from "./output.ts";
 import { errorResponse } from "../../src/mod.ts";
-import { ROUTES, splitUrl } from "../../src/_internal/mod.ts";
+import { ROUTES, splitUrl } from "../../src/_server-entry.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 import { processText } from "./_process-metrics.ts";

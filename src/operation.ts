@@ -1,0 +1,153 @@
+/**
+ * @module
+ * An operation declared once: its route (method, path template, facts), the parts of a request it
+ * reads as one schema (each parameter and the body as the document declares it, with the
+ * hand-written reader the service reads it with), its answers as the document declares them, and
+ * its handler. `routes.ts` routes by the declarations and `openapi/mod.ts` writes the document
+ * from them. A request is read through its operation's schema before the handler runs, so a
+ * handler gets values, never text, and every refusal is the error object the answers declare.
+ */
+import type { Context, RouteHandler } from "./context.ts";
+import type { Json } from "./types.ts";
+import type { Validation } from "./validation.ts";
+import { readJsonBody } from "./read-body.ts";
+import { describe, joinIssues } from "./validation.ts";
+import { parseQuery } from "./_internal/_query-string.ts";
+
+/** One endpoint: method, path template under the base path (`{name}` is a parameter), handler, and its facts. */
+export interface Route {
+  readonly method: string;
+  readonly path: string;
+  readonly handler: RouteHandler;
+  /** Served without an API key. */
+  readonly public?: boolean;
+  /** Set on a deprecated operation: its answers carry `Deprecation`, `Sunset` and a successor `Link`. */
+  readonly deprecation?: Deprecation;
+}
+
+/** When a deprecated operation became deprecated, when it goes away, and what replaces it. */
+export interface Deprecation {
+  /** When it became deprecated, as an RFC 9745 date: `@` and Unix seconds. */
+  readonly since: string;
+  /** When it is removed, as an RFC 8594 HTTP-date. */
+  readonly sunset: string;
+  /** The path of its successor under the base path, e.g. `/pets`. */
+  readonly successor: string;
+}
+
+/** A value a request carries in its path, its query or a header: as the document declares it, and how the service reads it. */
+export interface Parameter<T> {
+  readonly name: string;
+  readonly in: "path" | "query" | "header";
+  readonly required: boolean;
+  readonly description: string;
+  /** Its JSON Schema, as the document states it. */
+  readonly schema: Json;
+  /** Reads the text as sent (`undefined` when absent; a path's still percent-encoded): the value, or every problem. */
+  read(text: string | undefined): Validation<T>;
+}
+
+/** An `application/json` request body: as the document declares it, and how the service reads it. */
+export interface JsonBody<T> {
+  readonly description: string;
+  /** Its JSON Schema, as the document states it (a reference to a component). */
+  readonly schema: Json;
+  readonly example: Json;
+  /** Checks the text `read-body.ts` read (media type, encoding and size checked there): the value, or every problem. */
+  read(text: string): Validation<T>;
+}
+
+/** The parameters an operation reads, each under the name its handler gets the value by. */
+export type Parameters = Readonly<Record<string, Parameter<unknown>>>;
+
+/** What a handler gets: each parameter's value under its key, and the body's (if any) as `body`. */
+export type Input<P extends Parameters, Body> = { readonly [Key in keyof P]: P[Key] extends Parameter<infer T> ? T : never } & { readonly body: Body };
+
+/** Everything the service and its document know of one operation. */
+export interface OperationDeclaration<P extends Parameters, Body> extends Omit<Route, "handler"> {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description: string;
+  readonly tags: readonly string[];
+  /** How every refusal's message starts, e.g. `Cannot get pet`. */
+  readonly action: string;
+  readonly parameters: P;
+  readonly body?: JsonBody<Body>;
+  /** Parameters the document declares that another part reads: `If-None-Match` (the context), `X-Request-Id` (the access log). */
+  readonly alsoDocumented?: readonly Json[];
+  /** Its answers by status, as the document declares them (`openapi/answers.ts`). */
+  readonly answers: Readonly<Record<string, Json>>;
+  /** Answers the request, its parameters and body already read. */
+  handler(context: Context, input: Input<P, Body>): Promise<Response>;
+}
+
+/** A declared operation, whatever it reads: what the route table and the document take. */
+export type Operation = OperationDeclaration<Parameters, unknown>;
+
+/** Declares an operation: its handler's input is typed from its parameters and body. */
+export function operation<P extends Parameters, Body = undefined>(declaration: OperationDeclaration<P, Body>): Operation {
+  return Object.freeze(declaration);
+}
+
+// A refusal's code by where the refused value was.
+const CODES = { path: "invalid_path", query: "invalid_query", header: "invalid_header" } as const;
+
+/**
+ * The route that serves an operation: the request is read in a fixed order, the path, the query,
+ * the headers, then the body, and the first part with a problem is refused, naming every problem
+ * of that part; otherwise the handler runs with the values.
+ */
+export function routeOf(operation: Operation): Route {
+  const { method, path, deprecation, parameters, body, action } = operation;
+  const all = Object.entries(parameters);
+  const where = (place: Parameter<unknown>["in"]) => all.filter(([, parameter]) => parameter.in === place);
+  const [pathParameters, queryParameters, headerParameters] = [where("path"), where("query"), where("header")];
+  const known = queryParameters.map(([, parameter]) => `"${parameter.name}"`).join(", ");
+
+  async function handler(context: Context): Promise<Response> {
+    const input: Record<string, unknown> = {};
+    const refused = (place: keyof typeof CODES, problems: string[]) => context.error(CODES[place], `${action}: ${joinIssues(problems)}`);
+    let problems = readAll(pathParameters, (name) => context.params[name], input);
+    if (problems.length > 0) return refused("path", problems);
+    if (queryParameters.length > 0) {
+      const { given, unknown } = splitQuery(context.query, queryParameters, known);
+      problems = [...unknown, ...readAll(queryParameters, (name) => given.get(name), input)];
+      if (problems.length > 0) return refused("query", problems);
+    }
+    problems = readAll(headerParameters, (name) => context.request.headers.get(name) ?? undefined, input);
+    if (problems.length > 0) return refused("header", problems);
+    if (body !== undefined) {
+      const text = await readJsonBody(context.request, context.maxBodyBytes, action);
+      if (!text.ok) return context.error(text.refusal.code, text.refusal.message, text.refusal.headers); // 400, 413 or 415
+      const value = body.read(text.value);
+      if (!value.ok) return context.error("invalid_body", `${action}: ${joinIssues(value.issues)}`);
+      input["body"] = value.value;
+    }
+    return await operation.handler(context, input as Input<Parameters, unknown>);
+  }
+
+  return { method, path, handler, ...(operation.public === true ? { public: true } : {}), ...(deprecation === undefined ? {} : { deprecation }) };
+}
+
+/** Reads each parameter's text (by its name) into `input` (by its key); the problems of all of them. */
+function readAll(parameters: readonly [string, Parameter<unknown>][], textOf: (name: string) => string | undefined, input: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [key, parameter] of parameters) {
+    const read = parameter.read(textOf(parameter.name));
+    if (read.ok) input[key] = read.value;
+    else problems.push(...read.issues);
+  }
+  return problems;
+}
+
+/** A query's declared parameters by name (the first of a repeated one), and the problems with the rest: unknown, or repeated. */
+function splitQuery(query: string, parameters: readonly [string, Parameter<unknown>][], known: string): { given: Map<string, string>; unknown: string[] } {
+  const given = new Map<string, string>();
+  const unknown: string[] = [];
+  for (const [name, value] of parseQuery(query)) {
+    if (!parameters.some(([, parameter]) => parameter.name === name)) unknown.push(`unknown parameter ${describe(name)}; known are ${known}`);
+    else if (given.has(name)) unknown.push(`"${name}" must be given at most once`);
+    else given.set(name, value);
+  }
+  return { given, unknown };
+}
