@@ -150,8 +150,8 @@ test("src/_internal/ imports nothing above it: no arrow from it back to a module
 // pushes a rule out of the interface (issue 42); issue 49 set the numbers from what an operation
 // declared once needs (its route, schema, answers and handler in one file).
 const TOP_FILES_BUDGET = 20;
-const TOP_LINES_BUDGET = 1300;
-const OPERATION_LINES_BUDGET = 150;
+const TOP_LINES_BUDGET = 1600;
+const OPERATION_LINES_BUDGET = 200;
 
 /** The operation files: the modules of src/operations/ but its list of them (`mod.ts`). */
 function operationFiles(): string[] {
