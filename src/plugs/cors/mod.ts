@@ -20,14 +20,31 @@ import { OPENAPI_DOCUMENT } from "../../mod.ts";
 /** The origins whose pages may call the service (each serialized: `https://app.example.com:8443`), or `*` for any. */
 export type CorsOrigins = readonly string[] | "*";
 
-/** The request headers a page may send: every header an operation reads. */
-export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze([
-  "Authorization",
-  "Content-Type",
-  "Idempotency-Key",
-  "If-None-Match",
-  "X-Request-Id",
-]);
+/** The request headers a page may send: every header an operation of the served document reads (`declaredRequestHeaders`). */
+export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze(declaredRequestHeaders(OPENAPI_DOCUMENT));
+
+/**
+ * The request headers a document's operations read, sorted: `Authorization` (the key), `Content-Type`
+ * where a body is taken, and every header parameter, but `Content-Encoding` (a page sends its body
+ * as it is: only `identity` is taken) and the preflight's own.
+ */
+export function declaredRequestHeaders(document: Json): string[] {
+  const names = new Set(["Authorization"]);
+  const shared = field(field(document, "components"), "parameters");
+  for (const item of Object.values(asObject(field(document, "paths")))) {
+    for (const [method, operation] of Object.entries(asObject(item))) {
+      if (method === "options" || method === "parameters") continue;
+      if (field(operation, "requestBody") !== undefined) names.add("Content-Type");
+      for (const each of asArray(field(operation, "parameters"))) {
+        const reference = field(each, "$ref");
+        const parameter = typeof reference === "string" ? field(shared, reference.split("/").pop()!) : each;
+        const name = field(parameter, "name");
+        if (field(parameter, "in") === "header" && typeof name === "string" && name !== "Content-Encoding") names.add(name);
+      }
+    }
+  }
+  return [...names].sort();
+}
 
 // A page reads these without being told (the Fetch standard's CORS-safelisted response-header names).
 const SAFELISTED: readonly string[] = Object.freeze(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
@@ -57,6 +74,14 @@ function isObject(value: Json | undefined): value is { readonly [key: string]: J
 
 function field(value: Json | undefined, key: string): Json | undefined {
   return isObject(value) ? value[key] : undefined;
+}
+
+function asObject(value: Json | undefined): { readonly [key: string]: Json } {
+  return isObject(value) ? value : {};
+}
+
+function asArray(value: Json | undefined): readonly Json[] {
+  return Array.isArray(value) ? value : [];
 }
 
 /** How long a browser may keep a preflight's answer: 2 hours, the most Chromium keeps (Firefox keeps up to 24). */
