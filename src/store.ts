@@ -7,12 +7,27 @@
  * optional ones for `Idempotency-Key`, the health check and moving pets; the checks of
  * `animal-store/testing` check an implementation.
  *
- * **The append-only rule.** A stored pet never changes and the service never removes one; a new
+ * **Pets are only added.** A stored pet never changes and the service never removes one; a new
  * id is above every id the store ever handed out, even once pets are gone from the data by an
- * operator's hand: ids are never reused. What relies on it: the strong `ETag` of a pet and of a full
- * page (`pet.ts`, `operations/get-pet.ts`, `operations/list-pets.ts`, `openapi/mod.ts`), the `after` cursor, the index
- * that only appends (`_internal/_pet-index.ts`), the JSON-file journal with no compaction, and
- * exports. A keyed create whose pet is gone is made anew in every store (nothing is left to replay).
+ * operator's hand: ids are never reused. A keyed create whose pet is gone is made anew in every
+ * store (nothing is left to replay). `STORE_METHODS` says what each method does to pets; a method
+ * that changes or removes one ends the rule, and each place below must change in the same work
+ * (`test/pets-only-added.test.ts` has a test per place that fails until it does):
+ *
+ * - `operations/get-pet.ts`: the document tells clients a pet never changes (its `ETag` and 304
+ *   already follow the pet's text, so a changed pet gets a new tag).
+ * - `operations/list-pets.ts`: the document says a full page never changes and a walk sees every
+ *   pet once; with changes a walk filtered by status can miss a pet that changed behind the cursor.
+ * - `operations/create-pet.ts`: a keyed retry is compared with the stored pet, which answers 422
+ *   once the pet changed; it must be compared with what the key created.
+ * - `pet.ts` (`withId`) and `_internal/_pet-texts.ts`: texts and tags are remembered per frozen
+ *   pet, so a changed pet must be a new object, never the old one altered.
+ * - `_internal/_pet-index.ts` (the memory and file stores): the index only appends, and a pet
+ *   stays in its status's list for good.
+ * - `adapters/json-file-store/_journal.ts` and `adapters/postgres-store/mod.ts`: the file holds
+ *   creations only, and the database's rows are only inserted.
+ * - Exports (`move-pets/mod.ts`, each store's `exportPets`): a snapshot of pets as they were made.
+ * - The metrics and the traces measure every method by its row (`wrapStore`): only the row.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import type { MovingStore } from "./move-pets/moved.ts";
@@ -76,9 +91,9 @@ export type StoreMethod =
   | { readonly unmeasured: string; readonly pets: PetEffect };
 
 /**
- * What a store method does to the pets a store holds. Only reading and adding keep the rule above;
+ * What a store method does to the pets a store holds. Only reading and adding keep the rule above:
  * a method that changes or removes a pet widens this type, and then every place the rule names
- * must be gone through in the same change.
+ * changes with it.
  */
 export type PetEffect = "none" | "reads" | "adds";
 
