@@ -108,9 +108,9 @@ export function parseCorsOrigins(text: string): Validation<CorsOrigins> {
 
 /**
  * CORS for an app: every answer to a request from an allowed origin carries
- * `Access-Control-Allow-Origin` and `-Expose-Headers` (its early step), and a preflight from one to
- * a path the app answers is answered 204 without a key (its late step, after a rate limit has
- * counted it). With a list of origins every answer also says `Vary: Origin`, since whether it
+ * `Access-Control-Allow-Origin` and `-Expose-Headers` (its `headers` step: every plug's answers too),
+ * and a preflight from one to a path the app answers is answered 204 without a key (its late step,
+ * after a rate limit has counted it). With a list of origins every answer also says `Vary: Origin`, since whether it
  * carries them depends on `Origin`. The headers are frozen records made once per origin, which the
  * app puts on every answer as it makes it (see `context.ts`).
  */
@@ -130,26 +130,27 @@ function corsSteps(origins: CorsOrigins, methodsAt: (path: string) => string | u
     "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
     ...(anyOrigin ? { "access-control-allow-origin": "*" } : { vary: "Origin" }),
   });
-  const notAllowed = { headers: Object.freeze(anyOrigin ? {} : { vary: "Origin" }) };
-  // One outcome per allowed origin (or one for all, with "*"), made once.
-  const allowedOutcomes = new Map(
-    (anyOrigin ? ["*"] : origins).map((origin) => [origin, {
-      headers: Object.freeze({ ...(anyOrigin ? {} : { vary: "Origin" }), "access-control-allow-origin": origin, "access-control-expose-headers": exposed }),
-    }]),
+  const notAllowed = Object.freeze(anyOrigin ? {} : { vary: "Origin" });
+  // One record per allowed origin (or one for all, with "*"), made once.
+  const allowedHeaders = new Map(
+    (anyOrigin ? ["*"] : origins).map((origin) => [
+      origin,
+      Object.freeze({ ...(anyOrigin ? {} : { vary: "Origin" }), "access-control-allow-origin": origin, "access-control-expose-headers": exposed }),
+    ]),
   );
 
   return {
     name: "cors",
-    early: (request) => {
+    headers: (request) => {
       // With "*" every answer carries it, whatever the Origin, or none.
       const origin = anyOrigin ? "*" : request.headers.get("origin");
-      return (origin === null ? undefined : allowedOutcomes.get(origin)) ?? notAllowed;
+      return (origin === null ? undefined : allowedHeaders.get(origin)) ?? notAllowed;
     },
     late: (request, path) => {
       const origin = request.headers.get("origin");
       // Only `headers.get`: the core reads no more of a request (src/_internal/_fetch-contract.ts).
       if (origin === null || request.method !== "OPTIONS" || request.headers.get("access-control-request-method") === null) return undefined;
-      if (!anyOrigin && !allowedOutcomes.has(origin)) return undefined;
+      if (!anyOrigin && !allowedHeaders.has(origin)) return undefined;
       const methods = methodsAt(path);
       if (methods === undefined) return undefined;
       const own = anyOrigin ? {} : { "access-control-allow-origin": origin };
