@@ -11,22 +11,23 @@
  * id is above every id the store ever handed out, even once pets are gone from the data by an
  * operator's hand: ids are never reused. A keyed create whose pet is gone is made anew in every
  * store (nothing is left to replay). `STORE_METHODS` says what each method does to pets; a method
- * that changes or removes one ends the rule, and each place below must change in the same work
- * (`test/pets-only-added.test.ts` has a test per place that fails until it does):
+ * that changes or removes one ends the rule, and each place below, by what breaks it, must change
+ * in the same work (`test/pets-only-added.test.ts` has a test per place, failing until it does):
  *
- * - `operations/get-pet.ts`: the document tells clients a pet never changes (its `ETag` and 304
- *   already follow the pet's text, so a changed pet gets a new tag).
- * - `operations/list-pets.ts`: the document says a full page never changes and a walk sees every
- *   pet once; with changes a walk filtered by status can miss a pet that changed behind the cursor.
- * - `operations/create-pet.ts`: a keyed retry is compared with the stored pet, which answers 422
- *   once the pet changed; it must be compared with what the key created.
- * - `pet.ts` (`withId`) and `_internal/_pet-texts.ts`: texts and tags are remembered per frozen
- *   pet, so a changed pet must be a new object, never the old one altered.
- * - `_internal/_pet-index.ts` (the memory and file stores): the index only appends, and a pet
- *   stays in its status's list for good.
- * - `adapters/json-file-store/_journal.ts` and `adapters/postgres-store/mod.ts`: the file holds
- *   creations only, and the database's rows are only inserted.
- * - Exports (`move-pets/mod.ts`, each store's `exportPets`): a snapshot of pets as they were made.
+ * - `operations/get-pet.ts` (a change): the document tells clients a pet never changes; its `ETag`
+ *   and 304 already follow the pet's text, so a changed pet gets a new tag.
+ * - `operations/list-pets.ts` (a change, a removal): the document says a full page never changes;
+ *   and a walk filtered by status misses a pet whose status changed behind its cursor.
+ * - `operations/create-pet.ts` (a change): a keyed retry is compared with the stored pet, so it
+ *   answers 422 once the pet changed; it must be compared with what the key created.
+ * - `pet.ts` (a change): texts and tags are remembered per frozen pet (`withId`,
+ *   `_internal/_pet-texts.ts`), so a changed pet must be a new object, never the old one altered.
+ * - `_internal/_pet-index.ts` (a change, a removal; the memory and file stores): the index only
+ *   appends, and a pet stays in its status's list for good.
+ * - `adapters/json-file-store/_journal.ts` and `adapters/postgres-store/mod.ts` (a change, a
+ *   removal): the file holds creations only, and the database's rows are only inserted.
+ * - Exports (a change, a removal; `move-pets/mod.ts`, each store's `exportPets`): a snapshot of
+ *   pets as they were made.
  * - The metrics and the traces measure every method by its row (`wrapStore`): only the row.
  */
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
@@ -92,8 +93,8 @@ export type StoreMethod =
 
 /**
  * What a store method does to the pets a store holds. Only reading and adding keep the rule above:
- * a method that changes or removes a pet widens this type, and then every place the rule names
- * changes with it.
+ * a method that changes a pet (`"changes"`) or removes one (`"removes"`) widens this type, and then
+ * every place the rule names changes with it.
  */
 export type PetEffect = "none" | "reads" | "adds";
 
