@@ -3,7 +3,7 @@ import { readdirSync } from "node:fs";
 import type { Plug, PetStore } from "../src/mod.ts";
 import { health } from "../src/plugs/health/mod.ts";
 import { cors } from "../src/plugs/cors/mod.ts";
-import { createMemoryStore } from "../src/mod.ts";
+import { createMemoryStore, OPENAPI_DOCUMENT } from "../src/mod.ts";
 import { rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../src/plugs/reference-page/mod.ts";
 import { createMetrics } from "../adapters/server/metrics.ts";
@@ -43,6 +43,16 @@ function expected(names: readonly Name[]): { origin: string | null; vary: string
 
 const FROM_PAGE = { origin: PAGE };
 
+/** The headers of an answer that the document does not declare on that operation's answer for its status (its length and type aside). */
+function undeclaredHeaders(method: string, path: string, response: Response): string[] {
+  const document = OPENAPI_DOCUMENT as { paths: Record<string, Record<string, { responses: Record<string, any> }>>; components: { responses: Record<string, any> } };
+  const declared = document.paths[path]?.[method]?.responses[String(response.status)];
+  if (declared === undefined) return [`no ${response.status} answer is declared`];
+  const resolved = declared.$ref === undefined ? declared : document.components.responses[declared.$ref.split("/").pop()];
+  const names = new Set(Object.keys(resolved.headers ?? {}).map((name) => name.toLowerCase()));
+  return [...response.headers.keys()].filter((name) => name !== "content-type" && name !== "content-length" && !names.has(name));
+}
+
 describe.each(SUBSETS.map((names) => [names.length === 0 ? "none" : names.join(", "), names] as const))("plugs: %s", (_, names) => {
   test("a 200, a 401 and a 404 carry what the plugs add", async () => {
     const app = appOf(names);
@@ -53,6 +63,21 @@ describe.each(SUBSETS.map((names) => [names.length === 0 ? "none" : names.join("
     ];
     expect(answers.map((response) => response.status)).toEqual([200, 401, 404]);
     for (const response of answers) expect(added(response)).toEqual(expected(names));
+  });
+
+  test("every header of an answer of a documented operation is declared on that answer in the document (so CORS exposes it)", async () => {
+    const app = appOf(names, { burst: 3 });
+    const json = { ...AUTH, ...FROM_PAGE, "content-type": "application/json" };
+    const answers: [string, string, Response][] = [
+      ["get", "/pets", await call(app, "/v1/pets", { headers: { ...AUTH, ...FROM_PAGE } })],
+      ["post", "/pets", await call(app, "/v1/pets", { method: "POST", headers: json, body: '{"name":"Rex","categoryId":1}' })],
+      ["get", "/pets/{petId}", await call(app, "/v1/pets/1", { headers: { ...AUTH, ...FROM_PAGE } })],
+      ["get", "/pets", await call(app, "/v1/pets", { headers: FROM_PAGE })],
+      ["options", "/pets", await call(app, "/v1/pets", { method: "OPTIONS", headers: { ...FROM_PAGE, "access-control-request-method": "POST" } })],
+    ];
+    for (const [method, path, response] of answers) {
+      expect({ method, path, status: response.status, undeclared: undeclaredHeaders(method, path, response) }).toEqual({ method, path, status: response.status, undeclared: [] });
+    }
   });
 
   test("a 500 carries what the plugs add", async () => {
