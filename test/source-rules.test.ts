@@ -147,9 +147,14 @@ test("src/_internal/ imports nothing above it: no arrow from it back to a module
 
 // Issue 34's budget for the interface a learner reads: mechanics go to src/_internal/, not to the top.
 // An operation (a module of src/operations/) is budgeted apart, one file each, so adding one never
-// pushes a rule out of the interface (issue 42); issue 49 set the numbers from what an operation
-// declared once needs (its route, schema, answers and handler in one file).
-const TOP_FILES_BUDGET = 20;
+// pushes a rule out of the interface (issue 42). Issue 49 set the numbers from the work: an
+// operation declared once holds its schema and answers beside its handler (createPet, the largest,
+// is 158 lines; PATCH with If-Match 96); the top was 1,502 lines in 19 files once operations were
+// declared (operation.ts, the store-method table and the rule's places, the plugs' headers and
+// reports), the recipes add about 30 more (PATCH: errors, If-Match, the context's tag, the store
+// method; DELETE: the store method), and this round's other work (the stores' entry, API-key
+// scopes) a file or two: 22 files and 1,600 lines leave that room and no more.
+const TOP_FILES_BUDGET = 22;
 const TOP_LINES_BUDGET = 1600;
 const OPERATION_LINES_BUDGET = 200;
 
