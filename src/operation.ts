@@ -103,51 +103,50 @@ export function routeOf(operation: Operation): Route {
   const where = (place: Parameter<unknown>["in"]) => all.filter(([, parameter]) => parameter.in === place);
   const [pathParameters, queryParameters, headerParameters] = [where("path"), where("query"), where("header")];
   const known = queryParameters.map(([, parameter]) => `"${parameter.name}"`).join(", ");
+  const refused = (context: Context, place: keyof typeof CODES, problems: readonly string[]) =>
+    Promise.resolve(context.error(CODES[place], `${action}: ${joinIssues(problems)}`));
 
-  async function handler(context: Context): Promise<Response> {
+  // Not async: an operation without a body reads its request and calls its handler in one step.
+  function handler(context: Context): Promise<Response> {
     const input: Record<string, unknown> = {};
-    const refused = (place: keyof typeof CODES, problems: string[]) => context.error(CODES[place], `${action}: ${joinIssues(problems)}`);
-    let problems = readAll(pathParameters, (name) => context.params[name], input);
-    if (problems.length > 0) return refused("path", problems);
+    const problems: string[] = [];
+    for (const [key, parameter] of pathParameters) take(input, key, parameter.read(context.params[parameter.name]), problems);
+    if (problems.length > 0) return refused(context, "path", problems);
     if (queryParameters.length > 0) {
-      const { given, unknown } = splitQuery(context.query, queryParameters, known);
-      problems = [...unknown, ...readAll(queryParameters, (name) => given.get(name), input)];
-      if (problems.length > 0) return refused("query", problems);
+      const given = splitQuery(context.query, queryParameters, known, problems);
+      for (const [key, parameter] of queryParameters) take(input, key, parameter.read(given.get(parameter.name)), problems);
+      if (problems.length > 0) return refused(context, "query", problems);
     }
-    problems = readAll(headerParameters, (name) => context.request.headers.get(name) ?? undefined, input);
-    if (problems.length > 0) return refused("header", problems);
-    if (body !== undefined) {
-      const text = await readJsonBody(context.request, context.maxBodyBytes, action);
-      if (!text.ok) return context.error(text.refusal.code, text.refusal.message, text.refusal.headers); // 400, 413 or 415
-      const value = body.read(text.value);
-      if (!value.ok) return context.error("invalid_body", `${action}: ${joinIssues(value.issues)}`);
-      input["body"] = value.value;
-    }
+    for (const [key, parameter] of headerParameters) take(input, key, parameter.read(context.request.headers.get(parameter.name) ?? undefined), problems);
+    if (problems.length > 0) return refused(context, "header", problems);
+    return body === undefined ? operation.handler(context, input as Input<Parameters, unknown>) : withBody(context, input, body);
+  }
+
+  async function withBody(context: Context, input: Record<string, unknown>, body: JsonBody<unknown>): Promise<Response> {
+    const text = await readJsonBody(context.request, context.maxBodyBytes, action);
+    if (!text.ok) return context.error(text.refusal.code, text.refusal.message, text.refusal.headers); // 400, 413 or 415
+    const value = body.read(text.value);
+    if (!value.ok) return context.error("invalid_body", `${action}: ${joinIssues(value.issues)}`);
+    input["body"] = value.value;
     return await operation.handler(context, input as Input<Parameters, unknown>);
   }
 
   return { method, path, handler, ...(operation.public === true ? { public: true } : {}), ...(deprecation === undefined ? {} : { deprecation }) };
 }
 
-/** Reads each parameter's text (by its name) into `input` (by its key); the problems of all of them. */
-function readAll(parameters: readonly [string, Parameter<unknown>][], textOf: (name: string) => string | undefined, input: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  for (const [key, parameter] of parameters) {
-    const read = parameter.read(textOf(parameter.name));
-    if (read.ok) input[key] = read.value;
-    else problems.push(...read.issues);
-  }
-  return problems;
+/** Puts a read value into `input` under `key`, or its problems into `problems`. */
+function take(input: Record<string, unknown>, key: string, read: Validation<unknown>, problems: string[]): void {
+  if (read.ok) input[key] = read.value;
+  else problems.push(...read.issues);
 }
 
-/** A query's declared parameters by name (the first of a repeated one), and the problems with the rest: unknown, or repeated. */
-function splitQuery(query: string, parameters: readonly [string, Parameter<unknown>][], known: string): { given: Map<string, string>; unknown: string[] } {
+/** A query's declared parameters by name (the first of a repeated one); the others' problems, unknown or repeated, go to `problems`. */
+function splitQuery(query: string, parameters: readonly [string, Parameter<unknown>][], known: string, problems: string[]): Map<string, string> {
   const given = new Map<string, string>();
-  const unknown: string[] = [];
   for (const [name, value] of parseQuery(query)) {
-    if (!parameters.some(([, parameter]) => parameter.name === name)) unknown.push(`unknown parameter ${describe(name)}; known are ${known}`);
-    else if (given.has(name)) unknown.push(`"${name}" must be given at most once`);
+    if (!parameters.some(([, parameter]) => parameter.name === name)) problems.push(`unknown parameter ${describe(name)}; known are ${known}`);
+    else if (given.has(name)) problems.push(`"${name}" must be given at most once`);
     else given.set(name, value);
   }
-  return { given, unknown };
+  return given;
 }
