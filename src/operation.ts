@@ -58,13 +58,13 @@ export interface JsonBody<T> {
 }
 
 /** The parameters an operation reads, each under the name its handler gets the value by. */
-export type Parameters = Readonly<Record<string, Parameter<unknown>>>;
+export type ParameterSet = Readonly<Record<string, Parameter<unknown>>>;
 
 /** What a handler gets: each parameter's value under its key, and the body's (if any) as `body`. */
-export type Input<P extends Parameters, Body> = { readonly [Key in keyof P]: P[Key] extends Parameter<infer T> ? T : never } & { readonly body: Body };
+export type Input<P extends ParameterSet, Body> = { readonly [Key in keyof P]: P[Key] extends Parameter<infer T> ? T : never } & { readonly body: Body };
 
 /** Everything the service and its document know of one operation. */
-export interface OperationDeclaration<P extends Parameters, Body> extends Omit<Route, "handler"> {
+export interface OperationDeclaration<P extends ParameterSet, Body> extends Omit<Route, "handler"> {
   readonly operationId: string;
   readonly summary: string;
   readonly description: string;
@@ -73,7 +73,7 @@ export interface OperationDeclaration<P extends Parameters, Body> extends Omit<R
   readonly action: string;
   readonly parameters: P;
   readonly body?: JsonBody<Body>;
-  /** Parameters the document declares that another part reads: `If-None-Match` (the context), `X-Request-Id` (the access log). */
+  /** ParameterSet the document declares that another part reads: `If-None-Match` (the context), `X-Request-Id` (the access log). */
   readonly alsoDocumented?: readonly Json[];
   /** Its answers by status, as the document declares them (`openapi/answers.ts`). */
   readonly answers: Readonly<Record<string, Json>>;
@@ -82,10 +82,10 @@ export interface OperationDeclaration<P extends Parameters, Body> extends Omit<R
 }
 
 /** A declared operation, whatever it reads: what the route table and the document take. */
-export type Operation = OperationDeclaration<Parameters, unknown>;
+export type Operation = OperationDeclaration<ParameterSet, unknown>;
 
 /** Declares an operation: its handler's input is typed from its parameters and body. */
-export function operation<P extends Parameters, Body = undefined>(declaration: OperationDeclaration<P, Body>): Operation {
+export function operation<P extends ParameterSet, Body = undefined>(declaration: OperationDeclaration<P, Body>): Operation {
   return Object.freeze(declaration);
 }
 
@@ -119,7 +119,7 @@ export function routeOf(operation: Operation): Route {
     }
     for (const [key, parameter] of headerParameters) take(input, key, parameter.read(context.request.headers.get(parameter.name) ?? undefined), problems);
     if (problems.length > 0) return refused(context, "header", problems);
-    return body === undefined ? operation.handler(context, input as Input<Parameters, unknown>) : withBody(context, input, body);
+    return body === undefined ? operation.handler(context, input as Input<ParameterSet, unknown>) : withBody(context, input, body);
   }
 
   async function withBody(context: Context, input: Record<string, unknown>, body: JsonBody<unknown>): Promise<Response> {
@@ -128,7 +128,7 @@ export function routeOf(operation: Operation): Route {
     const value = body.read(text.value);
     if (!value.ok) return context.error("invalid_body", `${action}: ${joinIssues(value.issues)}`);
     input["body"] = value.value;
-    return await operation.handler(context, input as Input<Parameters, unknown>);
+    return await operation.handler(context, input as Input<ParameterSet, unknown>);
   }
 
   return { method, path, handler, ...(operation.public === true ? { public: true } : {}), ...(deprecation === undefined ? {} : { deprecation }) };
