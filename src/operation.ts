@@ -110,20 +110,19 @@ export function routeOf(operation: Operation): Route {
   // request and calls its handler in one step (measured in bench/RESULTS.md, issue 49).
   function handler(context: Context): Promise<Response> {
     const input: Record<string, unknown> = {};
-    if (pathParameters.length > 0) {
-      const problems = readEach(pathParameters, context.params, input);
-      if (problems !== undefined) return refused(context, "path", problems);
-    }
+    let problems: string[] | undefined;
+    for (const [key, parameter] of pathParameters) problems = take(input, key, parameter.read(context.params[parameter.name]), problems);
+    if (problems !== undefined) return refused(context, "path", problems);
     if (queryParameters.length > 0) {
-      const unknown: string[] = [];
-      const given = splitQuery(context.query, queryParameters, known, unknown);
-      const problems = readEach(queryParameters, given, input);
-      if (unknown.length > 0 || problems !== undefined) return refused(context, "query", [...unknown, ...(problems ?? [])]);
+      const given = new Map<string, string>();
+      problems = splitQuery(context.query, queryParameters, known, given);
+      for (const [key, parameter] of queryParameters) problems = take(input, key, parameter.read(given.get(parameter.name)), problems);
+      if (problems !== undefined) return refused(context, "query", problems);
     }
-    if (headerParameters.length > 0) {
-      const problems = readEach(headerParameters, headersOf(context.request, headerParameters), input);
-      if (problems !== undefined) return refused(context, "header", problems);
+    for (const [key, parameter] of headerParameters) {
+      problems = take(input, key, parameter.read(context.request.headers.get(parameter.name) ?? undefined), problems);
     }
+    if (problems !== undefined) return refused(context, "header", problems);
     return body === undefined ? operation.handler(context, input as Input<ParameterSet, unknown>) : withBody(context, input, body);
   }
 
@@ -139,35 +138,22 @@ export function routeOf(operation: Operation): Route {
   return { method, path, handler, ...(operation.public === true ? { public: true } : {}), ...(deprecation === undefined ? {} : { deprecation }) };
 }
 
-/** Reads each parameter from its text in `texts` (by its name) into `input` (by its key); every problem, or `undefined` when none. */
-function readEach(parameters: readonly [string, Parameter<unknown>][], texts: Readonly<Record<string, string>>, input: Record<string, unknown>): string[] | undefined {
+/** Puts a read value into `input` under `key`; the problems so far, with the read's added if it has some. */
+function take(input: Record<string, unknown>, key: string, read: Validation<unknown>, problems: string[] | undefined): string[] | undefined {
+  if (read.ok) {
+    input[key] = read.value;
+    return problems;
+  }
+  return [...(problems ?? []), ...read.issues];
+}
+
+/** Fills `given` with a query's declared parameters by name (the first of a repeated one); the others' problems, unknown or repeated. */
+function splitQuery(query: string, parameters: readonly [string, Parameter<unknown>][], known: string, given: Map<string, string>): string[] | undefined {
   let problems: string[] | undefined;
-  for (const [key, parameter] of parameters) {
-    const read = parameter.read(texts[parameter.name]);
-    if (read.ok) input[key] = read.value;
-    else (problems ??= []).push(...read.issues);
+  for (const [name, value] of parseQuery(query)) {
+    if (!parameters.some(([, parameter]) => parameter.name === name)) (problems ??= []).push(`unknown parameter ${describe(name)}; known are ${known}`);
+    else if (given.has(name)) (problems ??= []).push(`"${name}" must be given at most once`);
+    else given.set(name, value);
   }
   return problems;
-}
-
-/** The values of the header parameters a request carries, by name. */
-function headersOf(request: Request, parameters: readonly [string, Parameter<unknown>][]): Record<string, string> {
-  const texts: Record<string, string> = {};
-  for (const [, { name }] of parameters) {
-    const value = request.headers.get(name);
-    if (value !== null) texts[name] = value;
-  }
-  return texts;
-}
-
-/** A query's declared parameters by name (the first of a repeated one); the others' problems, unknown or repeated, go to `problems`. */
-function splitQuery(query: string, parameters: readonly [string, Parameter<unknown>][], known: string, problems: string[]): Record<string, string> {
-  // No prototype: only declared names are set, and none is found on `Object.prototype`.
-  const given: Record<string, string> = Object.create(null);
-  for (const [name, value] of parseQuery(query)) {
-    if (!parameters.some(([, parameter]) => parameter.name === name)) problems.push(`unknown parameter ${describe(name)}; known are ${known}`);
-    else if (name in given) problems.push(`"${name}" must be given at most once`);
-    else given[name] = value;
-  }
-  return given;
 }
