@@ -101,7 +101,9 @@ export function routeOf(operation: Operation): Route {
   const { method, path, deprecation, parameters, body, action } = operation;
   const all = Object.entries(parameters);
   const where = (place: Parameter<unknown>["in"]) => all.filter(([, parameter]) => parameter.in === place);
-  const [pathParameters, queryParameters, headerParameters] = [where("path"), where("query"), where("header")];
+  const [pathParameters, queryParameters] = [where("path"), where("query")];
+  // A header's name as the Fetch API keeps it, lowercase, so no request lowercases it again.
+  const headerParameters = where("header").map(([key, parameter]) => [key, parameter, parameter.name.toLowerCase()] as const);
   const known = queryParameters.map(([, parameter]) => `"${parameter.name}"`).join(", ");
   const refused = (context: Context, place: keyof typeof CODES, problems: readonly string[]) =>
     Promise.resolve(context.error(CODES[place], `${action}: ${joinIssues(problems)}`));
@@ -119,9 +121,7 @@ export function routeOf(operation: Operation): Route {
       for (const [key, parameter] of queryParameters) problems = take(input, key, parameter.read(given.get(parameter.name)), problems);
       if (problems !== undefined) return refused(context, "query", problems);
     }
-    for (const [key, parameter] of headerParameters) {
-      problems = take(input, key, parameter.read(context.request.headers.get(parameter.name) ?? undefined), problems);
-    }
+    for (const [key, parameter, field] of headerParameters) problems = take(input, key, parameter.read(context.request.headers.get(field) ?? undefined), problems);
     if (problems !== undefined) return refused(context, "header", problems);
     return body === undefined ? operation.handler(context, input as Input<ParameterSet, unknown>) : withBody(context, input, body);
   }
