@@ -7,8 +7,8 @@ import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
-import type { App, ConnectionInfo, Plug, PlugSetup, PlugStep } from "./types.ts";
-import { createKeyChecker, unauthorized } from "./auth.ts";
+import type { App, ConnectionInfo, Plug, PlugHeaders, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+import { bearerToken, createKeyChecker, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
@@ -36,7 +36,7 @@ export interface AppOptions extends PublicOriginOptions {
   readonly realm?: string;
   /** Called with every unexpected error, and the request it happened in, before the 500. Default `console.error`. */
   readonly onError?: (error: unknown, request?: Request) => void;
-  /** Optional features, asked about every request before routing, in this order: `[health(), rateLimit(…), cors(…), referencePage()]`. Default none. */
+  /** Optional features, asked about every request before routing, each step at its time (see `Plug` in `types.ts`). Default none. */
   readonly plugs?: readonly Plug[];
 }
 
@@ -66,7 +66,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
   const matchRoute = createRouteMatcher(routes);
   const texts = createPetTexts();
-  const idempotency = createIdempotencyGuard();
+  const idempotency = createIdempotencyGuard(bearerToken);
   const originOf = createOriginResolver(options);
   const setup: PlugSetup = {
     basePath,
@@ -75,11 +75,16 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     forwardedFor: forwardedForReader(options.trustProxy ?? false),
     methodsAt: (path) => plugPaths.get(path) ?? routeMethodsAt(path),
     baseUrlOf: (request) => originOf(request.headers, splitUrl(request.url)?.origin ?? "") + basePath,
+    reports: () => reporting.map((plug) => ({ plug: plug.name!, report: plug.report!() })),
   };
+  // Set once the plugs are made: a plug reads the others' reports while answering, never while being made.
+  let reporting: readonly PlugSteps[] = [];
   const plugs = plugStepsOf(options.plugs ?? [], setup);
   const plugPaths = new Map(plugs.flatMap((plug) => Object.entries(plug.paths ?? {})));
+  const marks: readonly PlugHeaders[] = plugs.flatMap((plug) => plug.headers ?? []);
   // Every early step, then every late one: one list, asked in order.
   const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.early ?? []), ...plugs.flatMap((plug) => plug.late ?? [])];
+  reporting = plugs.filter((plug) => plug.report !== undefined);
 
   async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
     // The headers every answer of this request carries, the 500 included, collected from the plugs and the route.
@@ -100,9 +105,15 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
 
   async function respond(request: Request, connection: ConnectionInfo | undefined, carried: { headers: Readonly<Record<string, string>> }): Promise<Response> {
     const target = splitUrl(request.url);
-    // The plugs first: the first answer ends the asking and carries the headers collected before it.
+    const path = target?.path ?? "";
+    // The plugs first: the headers every answer carries, then the steps; the first answer ends the
+    // asking and carries the headers collected before it.
+    for (const mark of marks) {
+      const headers = mark(request, path);
+      if (headers !== undefined) carried.headers = joinHeaders(carried.headers, plugHeaders(headers));
+    }
     for (const step of steps) {
-      const outcome = step(request, target?.path ?? "", connection);
+      const outcome = step(request, path, connection);
       if (outcome === undefined) continue;
       if (outcome.answer !== undefined) return withHeaders(plugAnswer(await outcome.answer), carried.headers);
       carried.headers = joinHeaders(carried.headers, plugHeaders(outcome.headers));

@@ -1,8 +1,9 @@
 /**
  * @module
- * Conditional requests (RFC 9110 §13): a client that already holds an answer that never changes
- * names its strong entity tag in `If-None-Match` and gets 304 with no body (`Context.tagged`).
- * A tag is a hash of the answer's JSON text (`_internal/_entity-tag.ts`).
+ * Conditional requests (RFC 9110 §13): a client that already holds an answer names its strong
+ * entity tag in `If-None-Match` and gets 304 with no body while the answer is the same
+ * (`Context.tagged`). A tag is a hash of the answer's JSON text (`_internal/_entity-tag.ts`), so it
+ * changes whenever the text does.
  */
 import { utf8Length } from "./_internal/_json-response.ts";
 

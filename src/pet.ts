@@ -28,8 +28,8 @@ export const NAME_MAX_LENGTH = 200;
 export const MAX_EXACT_INTEGER: number = Number.MAX_SAFE_INTEGER;
 
 /**
- * The stored form of a new pet: its fields in a fixed order behind the id, nothing else, frozen (a
- * pet never changes, so its JSON text may be remembered).
+ * The stored form of a new pet: its fields in a fixed order behind the id, nothing else, frozen, so
+ * a text made of it may be remembered (see the rule in `store.ts`).
  */
 export function withId(id: number, pet: NewPet): Pet {
   const { name, categoryId, status } = pet;

@@ -11,13 +11,17 @@ import { refusal } from "./errors.ts";
 // RFC 8259 §8.1 lets a parser ignore it, and every runtime then answers the same (docs/decisions.md).
 const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
+// A 415 says which media types the method takes (RFC 9110 §15.5.16), in the field of that method:
+// `Accept-Post` (W3C LDP, registered with IANA) or `Accept-Patch` (RFC 5789 §3.1); other methods have none.
+const ACCEPT_FIELDS: Readonly<Record<string, string>> = Object.freeze({ POST: "accept-post", PATCH: "accept-patch" });
+
 /**
  * Reads the body of a request that must carry `application/json` of at most `maxBytes` bytes: the
  * text, or the refusal (400, 413 or 415) that refuses it.
  */
 export async function readJsonBody(request: Request, maxBytes: number, action: string): Promise<Refusable<string, Refusal>> {
   const declaredLength = request.headers.get("content-length");
-  const refused = checkHeaders(request.headers, declaredLength, maxBytes, action);
+  const refused = checkHeaders(request, declaredLength, maxBytes, action);
   if (refused !== undefined) return { ok: false, refusal: refused };
   let bytes: Uint8Array | undefined;
   try {
@@ -35,13 +39,13 @@ export async function readJsonBody(request: Request, maxBytes: number, action: s
   }
 }
 
-function checkHeaders(headers: Headers, declaredLength: string | null, maxBytes: number, action: string): Refusal | undefined {
+function checkHeaders(request: Request, declaredLength: string | null, maxBytes: number, action: string): Refusal | undefined {
+  const { headers } = request;
   const contentType = headers.get("content-type");
   if (!isJsonMediaType(contentType)) {
     const got = contentType === null ? "no Content-Type" : `Content-Type ${JSON.stringify(contentType)}`;
-    return refusal("unsupported_media_type", `${action}: body must be application/json, got ${got}`, {
-      "accept-post": "application/json",
-    });
+    const field = ACCEPT_FIELDS[request.method];
+    return refusal("unsupported_media_type", `${action}: body must be application/json, got ${got}`, field === undefined ? undefined : { [field]: "application/json" });
   }
   const encoding = headers.get("content-encoding");
   if (encoding !== null && encoding.trim().toLowerCase() !== "identity") {

@@ -2,52 +2,21 @@
  * @module
  * Every endpoint of the API in one table, the matcher that finds a request's route, and the headers
  * a route's facts mean: a deprecated route's `Deprecation` (RFC 9745), `Sunset` (RFC 8594) and
- * `Link` to its successor.
+ * `Link` to its successor. The operations are declared in `operations/`, one module each.
  */
-import type { Context, RouteHandler } from "./context.ts";
-import { createPet } from "./create-pet.ts";
-import { getPet } from "./get-pet.ts";
-import { listPets } from "./list-pets.ts";
+import type { Context } from "./context.ts";
+import type { Deprecation, Route } from "./operation.ts";
+import { routeOf } from "./operation.ts";
+import { OPERATIONS } from "./operations/mod.ts";
 import { OPENAPI_JSON } from "./openapi/mod.ts";
 import { NO_HEADERS } from "./_internal/_header-records.ts";
 import { matchTemplate } from "./_internal/_path-template.ts";
 
-/** One endpoint: method, path template under the base path (`{name}` is a parameter), handler, and its facts. */
-export interface Route {
-  readonly method: string;
-  readonly path: string;
-  readonly handler: RouteHandler;
-  /** Served without an API key. */
-  readonly public?: boolean;
-  /** Set on a deprecated operation: its answers carry `Deprecation`, `Sunset` and a successor `Link`. */
-  readonly deprecation?: Deprecation;
-}
+export type { Deprecation, Route } from "./operation.ts";
 
-/** When a deprecated operation became deprecated, when it goes away, and what replaces it. */
-export interface Deprecation {
-  /** When it became deprecated, as an RFC 9745 date: `@` and Unix seconds. */
-  readonly since: string;
-  /** When it is removed, as an RFC 8594 HTTP-date. */
-  readonly sunset: string;
-  /** The path of its successor under the base path, e.g. `/pets`. */
-  readonly successor: string;
-}
-
-/** The API's routes; the first match wins. */
+/** The API's routes: every operation, then the document itself, which holds no data, so tools read it without a key. The first match wins. */
 export const ROUTES: readonly Route[] = Object.freeze([
-  { method: "GET", path: "/pets", handler: listPets },
-  { method: "POST", path: "/pets", handler: createPet },
-  {
-    method: "GET",
-    path: "/pets/{petId}",
-    handler: getPet,
-    // The interface gives the sunset but no deprecation date: 2026-11-22 is the first release of
-    // this implementation, which shipped getPet deprecated.
-    deprecation: { since: "@1795305600", sunset: "Thu, 05 Dec 2030 00:00:00 GMT", successor: "/pets" },
-  },
-  // The interface refers to this operation without specifying it: say so instead of a bare 404.
-  { method: "GET", path: "/store/orders", handler: notImplemented },
-  // The API's description holds no data, so tools may read it without a key.
+  ...OPERATIONS.map(routeOf),
   { method: "GET", path: "/openapi.json", handler: openApiDocument, public: true },
 ]);
 
@@ -77,8 +46,9 @@ export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
 
 /**
  * The headers every answer of the matched route carries, whatever answers it: a deprecated route's,
- * its successor linked under `baseUrl`. For a path whose routes answer other methods only (a 405),
- * theirs when every one of them is deprecated, since the path itself is then going away.
+ * its successor linked under `baseUrl`. A 405 names no route but the path, and `Deprecation` and
+ * `Sunset` speak of a path (RFC 9745, RFC 8594): it carries them when every route of the path is
+ * deprecated alike, the path itself going away, and none once a route of it stays (docs/decisions.md).
  */
 export function routeHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
   const deprecation = match === undefined ? undefined : match.route !== undefined ? match.route.deprecation : sharedDeprecation(match.routes);
@@ -92,7 +62,12 @@ export function routeHeaders(match: RouteMatch | undefined, baseUrl: string): Re
 
 function sharedDeprecation(routes: readonly Route[]): Deprecation | undefined {
   const [first, ...rest] = routes;
-  return rest.every((route) => route.deprecation === first?.deprecation) ? first?.deprecation : undefined;
+  return rest.every((route) => sameDeprecation(route.deprecation, first?.deprecation)) ? first?.deprecation : undefined;
+}
+
+/** Whether two deprecations say the same, written as one object or as two. */
+function sameDeprecation(a: Deprecation | undefined, b: Deprecation | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.since === b.since && a.sunset === b.sunset && a.successor === b.successor);
 }
 
 /** The `Allow` value for the methods a path answers: HEAD wherever GET is. */
@@ -103,11 +78,4 @@ function allowHeader(methods: readonly string[]): string {
 
 async function openApiDocument(context: Context): Promise<Response> {
   return context.json(200, OPENAPI_JSON, { "cache-control": "public, max-age=300" });
-}
-
-async function notImplemented(context: Context): Promise<Response> {
-  return context.error(
-    "not_implemented",
-    "Cannot list store orders: GET /store/orders is referred to by the interface but not specified, so this service does not implement it",
-  );
 }

@@ -12,13 +12,15 @@
  * does not take part in routing. A wrap puts headers on an answer with `setHeaders` alone.
  *
  * A plug is made once per app from what the app tells it (`PlugSetup`) and gives steps the app asks
- * about every request before routing: every plug's `early` step in list order, then every plug's
- * `late` step in list order. A step answers the request (the first answer ends the asking), or gives
- * headers every answer to the request carries, or does nothing. An answer carries the headers
- * collected before it. So with `[health(), rateLimit(…), cors(…)]`, `GET /health` is answered before
- * anything is counted or marked (health's early step), a 429 carries CORS's headers (CORS's early
- * step came first), and a CORS preflight is counted and carries the `RateLimit` fields (CORS answers
- * it in its late step).
+ * about every request before routing, each kind at its time whatever the plugs' order: first every
+ * plug's `headers` (headers every answer to the request carries, whoever makes it: CORS's), then
+ * every `early` step (an answer before anything is counted: `/health`, a maintenance 503), then every
+ * `late` step (an answer or headers after: a rate limit counts there, CORS answers a preflight, the
+ * reference page its page). The first answer ends the asking; it carries every plug's `headers`
+ * and the headers of the steps asked before it. The list's order matters only among steps of one
+ * kind: a plug that counts in its `late` step counts the answers of the plugs after it. A plug tells
+ * the health check and the metrics what it is doing through `report`, which every plug may read
+ * (`PlugSetup.reports`).
  */
 import type { PetStore } from "./store.ts";
 
@@ -62,6 +64,22 @@ export interface PlugSetup {
   methodsAt(path: string): string | undefined;
   /** The absolute URL of the API as a request reached it, e.g. `https://pets.example/v1`. */
   baseUrlOf(request: Request): string;
+  /** What each plug of the app that reports says of itself now (the health check and the metrics read it). */
+  reports(): readonly NamedReport[];
+}
+
+/** What a plug says of itself, read whenever the health check or the metrics look. */
+export interface PlugReport {
+  /** Why the app cannot take writes now (`GET /health` answers 503 with it), or `undefined` while it can. */
+  readonly unready?: string | undefined;
+  /** Numbers an operator watches, by name (lowercase letters, digits, `_`): the metrics serve each as `animal_store_plug_<name>`. */
+  readonly gauges?: Readonly<Record<string, { readonly value: number; readonly help: string }>>;
+}
+
+/** A plug's report under its name. */
+export interface NamedReport {
+  readonly plug: string;
+  readonly report: PlugReport;
 }
 
 /** What a step makes of a request: an answer (maybe still being made), headers every answer carries, or nothing. */
@@ -73,16 +91,23 @@ export type PlugOutcome =
 /** One step of a plug: the request, its path (percent-encoded, dot segments resolved) and where it came from. */
 export type PlugStep = (request: Request, path: string, connection: ConnectionInfo | undefined) => PlugOutcome;
 
+/** Headers every answer to a request carries, whoever makes it, or none: the request and its path. */
+export type PlugHeaders = (request: Request, path: string) => Readonly<Record<string, string>> | undefined;
+
 /** What a plug does with every request, before routing. Synchronous, so a plug costs a call where it has nothing to do. */
 export interface PlugSteps {
   /** The plug's name, e.g. `cors`: an app refuses two plugs of one name (their headers would be sent twice). */
   readonly name?: string;
-  /** Asked first, every plug's in list order: headers every answer carries (CORS), or an answer nothing else marks (health). */
+  /** Asked first, every plug's: headers every answer to the request carries, the plugs' answers included (CORS's). */
+  readonly headers?: PlugHeaders;
+  /** Asked next, every plug's in list order: an answer before anything is counted (`/health`, a maintenance 503). */
   readonly early?: PlugStep;
-  /** Asked next, every plug's in list order: an answer (a 429, a preflight, a page) or headers every answer carries (`RateLimit`). */
+  /** Asked last, every plug's in list order: an answer (a 429, a preflight, a page) or headers every later answer carries (`RateLimit`). */
   readonly late?: PlugStep;
   /** The paths outside the base path the plug answers, each with its methods as an `Allow` value: `{ "/": "GET, HEAD" }`. */
   readonly paths?: Readonly<Record<string, string>>;
+  /** What the plug is doing now, for the health check and the metrics (a named plug only). */
+  report?(): PlugReport;
 }
 
 /** An optional feature, made once per app from what the app tells it. */

@@ -1,10 +1,11 @@
 /**
  * @module
  * The pet validators: the body of `POST /pets`, a stored pet record (the same plus its id), each
- * from JSON text to a clean value or every problem found, and a pet id in a path; then the checks
- * of `name` and `categoryId` (code points against UTF-16 units, control characters, numbers as the
- * client wrote them).
+ * from JSON text to a clean value or every problem found, and a pet id in a path (`PET_ID`, the
+ * parameter as the document declares it); then the checks of `name` and `categoryId` (code points
+ * against UTF-16 units, control characters, numbers as the client wrote them).
  */
+import type { Parameter } from "./operation.ts";
 import type { NewPet, Pet, PetStatus } from "./pet.ts";
 import { isPetStatus, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, withId } from "./pet.ts";
 import { hasFractionOrExponent, isIntegerLiteral, parseCanonicalInteger, topLevelNumberLiterals } from "./_internal/_number-literals.ts";
@@ -47,6 +48,17 @@ export function validatePetId(text: string): Validation<number> {
   if (id !== undefined && id > 0) return valid(id);
   return invalid([`"petId" must be a positive integer up to ${MAX_EXACT_INTEGER} without leading zeros, got ${describe(text)}`]);
 }
+
+/** The `petId` of a pet's path, `/pets/{petId}`, as every operation on that path reads it. */
+export const PET_ID: Parameter<number> = {
+  name: "petId",
+  in: "path",
+  required: true,
+  description:
+    "A pet id: an integer from 1 to 9007199254740991, written in plain decimal (no sign, no leading zero; see x-request-rules integer-spelling).",
+  schema: { type: "integer", format: "int64", minimum: 1, maximum: MAX_EXACT_INTEGER, examples: [1] },
+  read: (text) => validatePetId(text ?? ""),
+};
 
 function parseObject(text: string, what: string): Validation<Record<string, unknown>> {
   let value: unknown;

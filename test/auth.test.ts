@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { createApp, createMemoryStore } from "../src/mod.ts";
-import { call, errorOf, KEY, testApp } from "./helpers.ts";
+import { ROUTES as TABLE } from "../src/routes.ts";
+import { call, errorOf, KEY, pathOf, testApp } from "./helpers.ts";
 
+// Every guarded route of the table, and a path no route has.
 const ROUTES = [
-  ["GET", "/v1/pets"],
-  ["POST", "/v1/pets"],
-  ["GET", "/v1/pets/1"],
-  ["GET", "/v1/nowhere"],
-] as const;
+  ...TABLE.filter((route) => route.public !== true).map((route) => [route.method, `/v1${pathOf(route.path)}`] as const),
+  ["GET", "/v1/nowhere"] as const,
+];
 
 describe("bearer authentication", () => {
   test.each(ROUTES)("%s %s without a key answers 401 with a Bearer challenge and no error code", async (method, path) => {

@@ -1,12 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import type { PetStore } from "../src/mod.ts";
+import type { Json, PetStore } from "../src/mod.ts";
 import { createAccessLog } from "../adapters/server/access-log.ts";
 import { readConfig } from "../adapters/server/config.ts";
-import { createMemoryStore } from "../src/mod.ts";
-import { cors } from "../src/plugs/cors/mod.ts";
+import { createMemoryStore, OPENAPI_DOCUMENT } from "../src/mod.ts";
+import { cors, CORS_ALLOWED_HEADERS, declaredRequestHeaders } from "../src/plugs/cors/mod.ts";
 import { rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../src/plugs/reference-page/mod.ts";
-import { AUTH, call, createPets, errorOf, get, post, testApp } from "./helpers.ts";
+import { ROUTES } from "../src/routes.ts";
+import { allowedAt, AUTH, call, createPets, errorOf, get, pathOf, post, testApp } from "./helpers.ts";
 
 const PAGE = "http://localhost:3000";
 const OTHER = "http://evil.test";
@@ -54,18 +55,14 @@ describe("CORS preflight from a listed origin", () => {
     expect(response.status).toBe(204);
     expect(await response.text()).toBe("");
     expect(response.headers.get("access-control-allow-origin")).toBe(PAGE);
-    expect(response.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST");
+    expect(response.headers.get("access-control-allow-methods")).toBe(allowedAt("/pets"));
     expect(listOf(response.headers.get("access-control-allow-headers"))).toEqual(expect.arrayContaining(REQUESTED.map((name) => name.toLowerCase())));
     expect(response.headers.get("access-control-max-age")).toBe("7200");
     expect(response.headers.get("vary")).toBe("Origin");
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
   });
 
-  test.each([
-    ["/v1/pets/1", "GET, HEAD"],
-    ["/v1/openapi.json", "GET, HEAD"],
-    ["/v1/store/orders", "GET, HEAD"],
-  ])("OPTIONS %s allows %s, the methods that path answers", async (path, methods) => {
+  test.each([...new Set(ROUTES.map((route) => route.path))].map((template) => [`/v1${pathOf(template)}`, allowedAt(template)]))("OPTIONS %s allows %s, the methods that path answers", async (path, methods) => {
     const response = await preflight(corsApp(), path, PAGE, "GET");
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-methods")).toBe(methods);
@@ -186,8 +183,25 @@ describe('CORS with cors("*")', () => {
     const response = await preflight(testApp({ plugs: [cors("*")] }), "/v1/pets", OTHER);
     expect(response.status).toBe(204);
     expect(response.headers.get("access-control-allow-origin")).toBe("*");
-    expect(response.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST");
+    expect(response.headers.get("access-control-allow-methods")).toBe(allowedAt("/pets"));
     expect(response.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+});
+
+describe("the headers CORS allows and exposes follow the document", () => {
+  test("a header parameter an operation declares is allowed, and Content-Type where a body is taken; Content-Encoding and the preflight's own never", () => {
+    const document: Json = {
+      paths: {
+        "/things/{id}": {
+          patch: { requestBody: {}, parameters: [{ name: "If-Match", in: "header" }, { $ref: "#/components/parameters/Trace" }, { name: "Content-Encoding", in: "header" }] },
+          get: { parameters: [{ name: "id", in: "path" }, { name: "q", in: "query" }] },
+          options: { parameters: [{ name: "Access-Control-Request-Method", in: "header" }] },
+        },
+      },
+      components: { parameters: { Trace: { name: "X-Trace", in: "header" } } },
+    };
+    expect(declaredRequestHeaders(document)).toEqual(["Authorization", "Content-Type", "If-Match", "X-Trace"]);
+    expect(CORS_ALLOWED_HEADERS).toEqual(declaredRequestHeaders(OPENAPI_DOCUMENT));
   });
 });
 

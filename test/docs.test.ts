@@ -54,7 +54,7 @@ describe("the README is a front door", () => {
 
   test("its reading order follows a request through the code, file by file, and names the two seams", () => {
     const learn = README.slice(README.indexOf("## Learn from it"), README.indexOf("\n## ", README.indexOf("## Learn from it")));
-    const order = ["adapters/", "src/app.ts", "src/routes.ts", "src/context.ts", "src/list-pets.ts", "src/read-body.ts", "src/store.ts", "src/memory-store.ts", "src/errors.ts"];
+    const order = ["adapters/", "src/app.ts", "src/routes.ts", "src/operation.ts", "src/context.ts", "src/operations/list-pets.ts", "src/read-body.ts", "src/store.ts", "src/memory-store.ts", "src/errors.ts"];
     const at = order.map((file) => learn.indexOf(file));
     expect(at.every((position) => position > 0)).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);

@@ -3,7 +3,8 @@
  * Helpers for the in-process tests: an app over a fresh memory store, and requests to it.
  */
 import type { App, AppOptions, ErrorBody, Pet, PetStore } from "../src/mod.ts";
-import { createApp, createMemoryStore } from "../src/mod.ts";
+import { createApp, createMemoryStore, OPENAPI_DOCUMENT } from "../src/mod.ts";
+import { ROUTES } from "../src/routes.ts";
 import { standInRequest } from "./fixtures/node-stand-ins.ts";
 
 /** The key every test app accepts. */
@@ -59,4 +60,39 @@ export async function errorOf(response: Response): Promise<ErrorBody> {
     throw new Error(`Not an error object for ${response.status}: ${JSON.stringify(body)}`);
   }
   return body;
+}
+
+/** A path of the API for a route's template, each parameter filled with 1: `/pets/{petId}` is `/pets/1`. */
+export function pathOf(template: string): string {
+  return template.replace(/\{[^}]+\}/g, "1");
+}
+
+/**
+ * The methods the route table answers at a template, as `Allow` writes them (sorted, HEAD wherever
+ * GET is): read from the declarations, so a test of a path's methods follows when a path gains one.
+ */
+export function allowedAt(template: string): string {
+  const methods = new Set(ROUTES.filter((route) => route.path === template).map((route) => route.method));
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods].sort().join(", ");
+}
+
+/** A method the route table does not answer at a template (for a 405), one every HTTP client can send. */
+export function refusedAt(template: string): string {
+  const answered = allowedAt(template).split(", ");
+  return ["PUT", "DELETE", "PATCH", "POST"].find((method) => !answered.includes(method))!;
+}
+
+/**
+ * The headers of an answer to `method` (lowercase) at `path` (a template of the document) that the
+ * document does not declare on that operation's answer for its status, its length and type aside:
+ * what CORS would not let a page read, and a client generated from the document would not know.
+ */
+export function undeclaredHeaders(method: string, path: string, response: Response): string[] {
+  const document = OPENAPI_DOCUMENT as { paths: Record<string, Record<string, { responses: Record<string, any> }>>; components: { responses: Record<string, any> } };
+  const declared = document.paths[path]?.[method]?.responses[String(response.status)];
+  if (declared === undefined) return [`no ${response.status} answer is declared`];
+  const resolved = declared.$ref === undefined ? declared : document.components.responses[declared.$ref.split("/").pop()];
+  const names = new Set(Object.keys(resolved.headers ?? {}).map((name) => name.toLowerCase()));
+  return [...response.headers.keys()].filter((name) => name !== "content-type" && name !== "content-length" && !names.has(name));
 }

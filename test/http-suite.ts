@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime } from "./server-process.ts";
+import { allowedAt, refusedAt } from "./helpers.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
@@ -132,7 +133,7 @@ export function httpSuite(name: string, start: () => Promise<Target>): void {
     });
 
     // Some requests go to `direct`, never through a proxy: lowercase "bearer", methods the document
-    // does not list (HEAD, DELETE), unknown paths and broken JSON, which proxies answer themselves.
+    // does not list (HEAD, a method a path refuses), unknown paths and broken JSON, which proxies answer themselves.
     test("a missing key answers 401 with a Bearer challenge; a wrong one adds invalid_token", async () => {
       const missing = await send(`${base}/pets`);
       expect(missing.status).toBe(401);
@@ -143,9 +144,10 @@ export function httpSuite(name: string, start: () => Promise<Target>): void {
     });
 
     test("a wrong method answers 405 with Allow; an unknown path 404; both as error objects", async () => {
-      const wrongMethod = await fetch(`${direct}/pets/1`, { method: "DELETE", headers: AUTH });
+      // A method getPet's path refuses, and the Allow its declarations make (helpers.ts).
+      const wrongMethod = await fetch(`${direct}/pets/1`, { method: refusedAt("/pets/{petId}"), headers: AUTH });
       expect(wrongMethod.status).toBe(405);
-      expect(wrongMethod.headers.get("allow")).toBe("GET, HEAD");
+      expect(wrongMethod.headers.get("allow")).toBe(allowedAt("/pets/{petId}"));
       expect(((await wrongMethod.json()) as { code: string }).code).toBe("method_not_allowed");
       const unknown = await fetch(`${direct}/nothing`, { headers: AUTH });
       expect(unknown.status).toBe(404);

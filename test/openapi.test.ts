@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import type { Json } from "../src/mod.ts";
 import { DEFAULT_MAX_BODY_BYTES, ERROR_STATUS, MAX_EXACT_INTEGER, NAME_MAX_LENGTH, OPENAPI_DOCUMENT, PET_STATUSES } from "../src/mod.ts";
-import { LIMIT } from "../src/validate-list-query.ts";
+import { LIMIT } from "../src/operations/list-pets.ts";
 import { ROUTES } from "../src/routes.ts";
 import { createAccessLog } from "../adapters/server/access-log.ts";
 import { AUTH, call, createPets, get, post, testApp } from "./helpers.ts";

@@ -84,6 +84,32 @@ describe("a route's facts are headers on every answer of the route, whatever its
   });
 });
 
+describe("the 405 of getPet's path once the path gains an operation (docs/extending.md, DELETE)", () => {
+  const getPet = ROUTES.find((route) => route.method === "GET" && route.path === "/pets/{petId}")!;
+  const deletePet = (deprecation?: Route["deprecation"]): Route => ({
+    method: "DELETE",
+    path: "/pets/{petId}",
+    handler: (context) => Promise.resolve(context.empty(204)),
+    ...(deprecation === undefined ? {} : { deprecation }),
+  });
+  const putPet = async (table: readonly Route[]) =>
+    await call(createAppWithRoutes(table, { store: createMemoryStore(), apiKeys: [KEY] }), "/v1/pets/1", { method: "PUT", headers: AUTH });
+
+  test("deprecated alike, in an object of its own, the path still goes away: its 405 keeps Deprecation, Sunset and Link", async () => {
+    const response = await putPet([getPet, deletePet({ ...getPet.deprecation! })]);
+    expect([response.status, response.headers.get("allow")]).toEqual([405, "DELETE, GET, HEAD"]);
+    expect([response.headers.get("deprecation"), response.headers.get("sunset")]).toEqual([getPet.deprecation!.since, getPet.deprecation!.sunset]);
+  });
+
+  test("not deprecated, the path stays: its 405 carries none (a Sunset would say the path goes), while getPet's own answers keep them", async () => {
+    const table = [getPet, deletePet()];
+    const response = await putPet(table);
+    expect([response.status, response.headers.get("deprecation"), response.headers.get("sunset"), response.headers.get("link")]).toEqual([405, null, null, null]);
+    const fetched = await call(createAppWithRoutes(table, { store: createMemoryStore(), apiKeys: [KEY] }), "/v1/pets/1", { headers: AUTH });
+    expect([fetched.status, fetched.headers.get("deprecation")]).toEqual([404, getPet.deprecation!.since]);
+  });
+});
+
 describe("declared lengths", () => {
   test("utf8Length counts what TextEncoder writes, lone surrogates included", () => {
     fc.assert(fc.property(fc.string({ unit: "binary" }), (text) => utf8Length(text) === new TextEncoder().encode(text).byteLength));

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { MAX_EXACT_INTEGER } from "../src/mod.ts";
 import { hasFractionOrExponent, topLevelNumberLiterals } from "../src/_internal/_number-literals.ts";
 import { parseQuery } from "../src/_internal/_query-string.ts";
-import { LIMIT } from "../src/validate-list-query.ts";
+import { LIMIT } from "../src/operations/list-pets.ts";
 import { validateNewPet } from "../src/validate-pet.ts";
 import { createPets, get, testApp } from "./helpers.ts";
 

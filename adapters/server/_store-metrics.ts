@@ -1,7 +1,7 @@
 /**
  * @module
  * Private to the metrics: what the stores do. Every store's operations, counted and timed by
- * wrapping the `PetStore`; the JSON-file store's group commits and keys, through its `observer`
+ * wrapping the `PetStore` (`wrapStore`: every method `STORE_METHODS` measures); the JSON-file store's group commits and keys, through its `observer`
  * option; PostgreSQL's statements, by wrapping the SQL client the store is given. None of the
  * stores needs to know about metrics beyond that one option.
  */
@@ -9,19 +9,18 @@ import type { PetStore } from "../../src/mod.ts";
 import type { JsonFileStoreObserver } from "../json-file-store/mod.ts";
 import type { SqlClient, SqlQuery, SqlValue } from "../postgres-store/mod.ts";
 import type { Histogram } from "./_metric-kinds.ts";
-import { StoreUnavailableError } from "../../src/mod.ts";
+import { STORE_METHODS, StoreUnavailableError, wrapStore } from "../../src/mod.ts";
 import { sqlState } from "../postgres-store/_failures.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 
-const OPERATIONS = ["create", "create_with_key", "get", "list", "health"] as const;
+/** The label of every measured store method, in the table's order. */
+const OPERATIONS: readonly string[] = Object.values(STORE_METHODS).flatMap((row) => ("label" in row ? [row.label] : []));
 const OUTCOMES = ["ok", "unavailable", "failed"] as const;
 const STATEMENT_KINDS = ["read", "write"] as const;
 /** How a statement ended: `timeout` is PostgreSQL's statement_timeout; `connection_error` got no answer (the client connects again). */
 const STATEMENT_OUTCOMES = ["ok", "timeout", "connection_error", "failed"] as const;
 /** Creates per group commit: powers of two up to the PostgreSQL store's batch limit. */
 const BATCH_BUCKETS: readonly number[] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512];
-
-type Operation = (typeof OPERATIONS)[number];
 
 /** The metrics of the stores, and the ways to gather them. */
 export interface StoreMetrics {
@@ -46,10 +45,11 @@ export function createStoreMetrics(): StoreMetrics {
   let keysHeld: number | undefined;
   let sqlObserved = false;
 
-  async function measured<T>(operation: Operation, started: number, work: Promise<T>): Promise<T> {
+  async function measured<T>(_method: string, operation: string, call: () => Promise<T>): Promise<T> {
     const index = OPERATIONS.indexOf(operation);
+    const started = performance.now();
     try {
-      const value = await work;
+      const value = await call();
       outcomes[index]![0]!++;
       return value;
     } catch (error) {
@@ -61,17 +61,7 @@ export function createStoreMetrics(): StoreMetrics {
   }
 
   function observeStore(store: PetStore): PetStore {
-    const { createWithKey, health } = store;
-    // Spread first: a store method not measured here is kept as it is, not dropped.
-    return {
-      ...store,
-      create: (pet) => measured("create", performance.now(), store.create(pet)),
-      get: (id) => measured("get", performance.now(), store.get(id)),
-      list: (query) => measured("list", performance.now(), store.list(query)),
-      close: () => store.close(),
-      ...(createWithKey === undefined ? {} : { createWithKey: (pet, key) => measured("create_with_key", performance.now(), createWithKey.call(store, pet, key)) }),
-      ...(health === undefined ? {} : { health: () => measured("health", performance.now(), health.call(store)) }),
-    };
+    return wrapStore(store, measured);
   }
 
   const fileStore: JsonFileStoreObserver = {

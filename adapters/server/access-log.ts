@@ -17,7 +17,7 @@ import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
 import type { Output } from "./output.ts";
 import { setHeaders } from "../../src/mod.ts";
-import { rawTarget } from "../../src/_internal/mod.ts";
+import { rawTarget } from "../../src/_server-entry.ts";
 import { readTraceContext } from "../../src/tracing/mod.ts";
 import { createBatch } from "./_batch.ts";
 import { createOutput } from "./output.ts";

@@ -7,7 +7,7 @@
  */
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { isBearerToken } from "../../src/_internal/mod.ts";
+import { isBearerToken } from "../../src/_server-entry.ts";
 import { readSecret, writeSecretOnce } from "../json-file-store/_secret-file.ts";
 import { errorCode } from "../json-file-store/_file-lock.ts";
 

@@ -9,7 +9,7 @@ import type { LogFormat } from "./access-log.ts";
 import type { EdgeSettings } from "./edge-settings.ts";
 import type { OperateSettings } from "./operate-settings.ts";
 import type { TraceSettings } from "./trace-settings.ts";
-import { isBearerToken } from "../../src/_internal/mod.ts";
+import { isBearerToken } from "../../src/_server-entry.ts";
 import { parseCorsOrigins } from "../../src/plugs/cors/mod.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { readEdgeSettings } from "./edge-settings.ts";

@@ -5,7 +5,7 @@
  */
 import type { Timeouts } from "../_timeouts.ts";
 import type { TrustedProxyHeader } from "../../src/mod.ts";
-import { publicUrlProblem } from "../../src/_internal/mod.ts";
+import { publicUrlProblem } from "../../src/_server-entry.ts";
 import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
 
 /**

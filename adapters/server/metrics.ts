@@ -9,12 +9,12 @@
  * Counting a request is a few number updates on arrays made in advance: label values come from the
  * route table, never from the path a client sent, so the number of series is fixed.
  */
-import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
+import type { App, ConnectionInfo, NamedReport, Plug, Wrap } from "../../src/mod.ts";
 import type { Histogram } from "./_metric-kinds.ts";
 import type { StoreMetrics } from "./_store-metrics.ts";
 import type { Output } from "./output.ts";
 import { errorResponse } from "../../src/mod.ts";
-import { ROUTES, splitUrl } from "../../src/_internal/mod.ts";
+import { ROUTES, splitUrl } from "../../src/_server-entry.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 import { processText } from "./_process-metrics.ts";
@@ -38,6 +38,8 @@ export interface Metrics extends Omit<StoreMetrics, "text"> {
   text(): Promise<string>;
   /** `GET /metrics`, answering with `text()`: the app of the metrics listener. */
   readonly app: App;
+  /** A plug that reads what the app's plugs report (`PlugReport.gauges`), served as `animal_store_plug_<name>`; a plug's own metrics need nothing else. */
+  readonly plug: Plug;
 }
 
 /** How requests and statuses are held: one slot per route template and method, made when first used. */
@@ -64,6 +66,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
   const output = options.output ?? createOutput();
   let inFlight = 0;
   let connections: (() => Promise<number>) | undefined;
+  let reports: () => readonly NamedReport[] = () => [];
 
   function count(request: Request, status: number, started: number): void {
     const index = routes.labelOf(request.url) * METHOD_LABELS.length + methodIndex(request.method);
@@ -95,7 +98,7 @@ export function createMetrics(options: MetricsOptions): Metrics {
       text += familyHeader("animal_store_http_open_connections", "gauge", "Open HTTP connections of the API's listener.") +
         sample("animal_store_http_open_connections", "", await connections());
     }
-    return text + droppedText(output) + stores.text() + processText() + (options.more?.() ?? "");
+    return text + droppedText(output) + stores.text() + processText() + plugsText(reports()) + (options.more?.() ?? "");
   }
 
   return {
@@ -106,7 +109,25 @@ export function createMetrics(options: MetricsOptions): Metrics {
     observeStore: stores.observeStore,
     fileStore: stores.fileStore,
     observeSql: stores.observeSql,
+    plug: (setup) => {
+      reports = setup.reports;
+      return { name: "metrics" };
+    },
   };
+}
+
+const GAUGE_NAME = /^[a-z][a-z0-9_]*$/;
+
+/** The gauges the plugs report, each under its name; a name the format cannot hold is an error (`/metrics` answers 500 and says why). */
+function plugsText(reports: readonly NamedReport[]): string {
+  let text = "";
+  for (const { plug, report } of reports) {
+    for (const [name, gauge] of Object.entries(report.gauges ?? {})) {
+      if (!GAUGE_NAME.test(name)) throw new TypeError(`The plug "${plug}" reports a gauge named ${JSON.stringify(name)}: a name is lowercase letters, digits and _`);
+      text += familyHeader(`animal_store_plug_${name}`, "gauge", gauge.help) + sample(`animal_store_plug_${name}`, "", gauge.value);
+    }
+  }
+  return text;
 }
 
 function requestsText(slots: readonly (Slot | undefined)[], routeLabels: readonly string[]): string {

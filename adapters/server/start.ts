@@ -128,7 +128,7 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
     store,
     apiKeys: config.apiKeys,
     trustProxy,
-    plugs: serverPlugs(config, stopping),
+    plugs: serverPlugs(config, stopping, metrics),
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
@@ -149,13 +149,18 @@ function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metric
   ];
 }
 
-/** The server's plugs, in the order they are asked: `/health` before anything counts it, then the rate limit, CORS and the reference page at `/`. */
-function serverPlugs(config: Config, stopping: () => boolean): Plug[] {
+/**
+ * The server's plugs. Each step is asked at its time whatever the order (`Plug` in src/types.ts);
+ * among late steps the rate limit comes first, so CORS's preflights and the reference page are
+ * counted. The metrics' plug reads what the others report, as `/health` does.
+ */
+function serverPlugs(config: Config, stopping: () => boolean, metrics: Metrics | undefined): Plug[] {
   return [
     health({ stopping }),
     ...(config.rateLimit === undefined ? [] : [rateLimit(config.rateLimit)]),
     ...(config.corsOrigins === undefined ? [] : [cors(config.corsOrigins)]),
     referencePage(),
+    ...(metrics === undefined ? [] : [metrics.plug]),
   ];
 }
 

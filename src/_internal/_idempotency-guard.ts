@@ -4,17 +4,16 @@
  * being answered and a memo of its API keys' digests.
  */
 import type { IdempotencyGuard } from "../idempotency.ts";
-import { bearerToken } from "../auth.ts";
 import { tableKey } from "./_idempotency-keys.ts";
 
-/** Empty bookkeeping for one app. */
-export function createIdempotencyGuard(): IdempotencyGuard {
+/** Empty bookkeeping for one app, which reads a request's API key from its `Authorization` header with `tokenOf` (`auth.ts`'s). */
+export function createIdempotencyGuard(tokenOf: (authorization: string | null) => string | undefined): IdempotencyGuard {
   const inFlight = new Set<string>();
   // Only configured keys get this far (the key check comes first), so this map stays small.
   const digests = new Map<string, Promise<string>>();
   return {
     async scope(authorization, key) {
-      const token = bearerToken(authorization) ?? "";
+      const token = tokenOf(authorization) ?? "";
       let digest = digests.get(token);
       if (digest === undefined) {
         digest = sha256(token);

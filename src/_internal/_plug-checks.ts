@@ -2,8 +2,8 @@
  * @module
  * Private to `createApp`: what it refuses of a host, so a mistake is an error at once, or the one 500
  * reported to `onError`, never an answer gone quietly wrong (issue 41): an option it does not know (one
- * that became a plug names the plug), a plug given twice, and a plug's answer or headers the Fetch API
- * would refuse.
+ * that became a plug names the plug), a plug given twice or reporting without a name, and a plug's
+ * answer or headers the Fetch API would refuse.
  */
 import type { Plug, PlugSetup, PlugSteps } from "../types.ts";
 import { refusedHeader } from "./_header-records.ts";
@@ -23,12 +23,14 @@ export function refuseUnknownOptions(options: object, known: readonly string[]):
   }
 }
 
-/** Each plug's steps; a plug given twice (by name, or the same plug) is refused: its headers would be sent twice. */
+/** Each plug's steps; a plug given twice (by name, or the same plug) is refused, its headers would be sent twice, and so is one that reports without a name. */
 export function plugStepsOf(plugs: readonly Plug[], setup: PlugSetup): readonly PlugSteps[] {
   const made = plugs.map((plug) => plug(setup));
   const names = made.flatMap((steps) => steps.name ?? []);
   const named = names.find((name, i) => names.indexOf(name) !== i);
   if (named !== undefined) throw new RangeError(`Cannot create app: the plug "${named}" is given twice in "plugs"; give each plug once`);
+  const unnamed = made.findIndex((steps) => steps.report !== undefined && steps.name === undefined);
+  if (unnamed !== -1) throw new RangeError(`Cannot create app: plugs[${unnamed}] reports but has no name; give it one (PlugSteps.name), which its report is read under`);
   const again = plugs.findIndex((plug, i) => plugs.indexOf(plug) !== i);
   if (again !== -1) throw new RangeError(`Cannot create app: a plug is given twice in "plugs" (plugs[${plugs.indexOf(plugs[again]!)}] and plugs[${again}])`);
   return made;

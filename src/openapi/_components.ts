@@ -1,23 +1,15 @@
 /**
  * @module
- * Private to the OpenAPI document: its components (schemas, parameters, headers, responses) and the
- * helpers that build responses from them. Every value the service reads from a request is written
- * here as exactly as JSON Schema can say it; what it cannot say is in `_rules.ts`.
+ * Private to the OpenAPI document: its components, what operations share (schemas, parameters,
+ * headers, responses). Every value the service reads from a request is written as exactly as JSON
+ * Schema can say it, here or in the operation that reads it; what it cannot say is in `_rules.ts`.
  */
 import type { Json } from "../types.ts";
-import type { ErrorCode } from "../errors.ts";
 import { ERROR_STATUS } from "../errors.ts";
-import { IDEMPOTENCY_KEY_MAX_LENGTH } from "../idempotency.ts";
 import { MAX_EXACT_INTEGER, NAME_MAX_LENGTH, PET_STATUSES } from "../pet.ts";
-import { LIMIT } from "../validate-list-query.ts";
+import { ref } from "./answers.ts";
 
 type JsonObject = { readonly [key: string]: Json };
-
-const json = "application/json";
-/** A `$ref` to a component. */
-export function ref(kind: "schemas" | "parameters" | "headers" | "responses", name: string): JsonObject {
-  return { $ref: `#/components/${kind}/${name}` };
-}
 
 /** The longest request header value: Node's default limit for all of a request's headers together. */
 export const HEADER_MAX_LENGTH = 16384;
@@ -34,52 +26,6 @@ const CONTROLS = "\\u0000-\\u001F\\u007F-\\u009F";
 // One character of a name: any code unit but a control character or a surrogate, or a surrogate
 // pair. Written so a pattern means the same with and without the `u` flag.
 const NAME_CHARACTER = `(?:[^${CONTROLS}\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])`;
-
-/** Headers any answer may carry, each off unless its feature is on. */
-export const ANSWER_HEADERS: JsonObject = {
-  "X-Request-Id": ref("headers", "RequestId"),
-  "RateLimit-Policy": ref("headers", "RateLimit-Policy"),
-  RateLimit: ref("headers", "RateLimit"),
-  "Server-Timing": ref("headers", "Server-Timing"),
-  "Access-Control-Allow-Origin": ref("headers", "Access-Control-Allow-Origin"),
-  "Access-Control-Expose-Headers": ref("headers", "Access-Control-Expose-Headers"),
-  Vary: ref("headers", "Vary"),
-};
-
-/** An answer: its description, its own headers (which win) beside `ANSWER_HEADERS`, and a JSON body schema if it has one. */
-export function answer(description: string, headers: JsonObject = {}, schema?: Json): JsonObject {
-  const all = { ...ANSWER_HEADERS, ...headers };
-  return schema === undefined ? { description, headers: all } : { description, headers: all, content: { [json]: { schema } } };
-}
-
-/**
- * An answer carrying the error object, for the codes of one status, each given with a message the
- * service sends: the schema pins `code` and `status` to them, and each code has its own example, so a
- * mock made from the document answers what the service would.
- */
-export function errorAnswer(description: string, messages: Partial<Record<ErrorCode, string>>, headers: JsonObject = {}): JsonObject {
-  const codes = Object.keys(messages) as ErrorCode[];
-  const pinned = {
-    properties: {
-      // Several codes as a choice of constants, not an `enum`: Prism's dynamic mock joins an `enum` to Error's and picks any code.
-      code: codes.length === 1 ? { const: codes[0]! } : { oneOf: codes.map((code) => ({ const: code })) },
-      status: { const: ERROR_STATUS[codes[0]!] },
-    },
-  };
-  const examples = Object.fromEntries(codes.map((code) => [code, { value: { code, message: messages[code]!, status: ERROR_STATUS[code] } }]));
-  return { ...answer(description, headers), content: { [json]: { schema: { allOf: [ref("schemas", "Error"), pinned] }, examples } } };
-}
-
-/** The same answer without a body, as HEAD gets it. */
-export function withoutBody(response: JsonObject): JsonObject {
-  const { content: _content, ...rest } = response;
-  return rest;
-}
-
-/** The same answer with more headers. */
-export function withHeaders(response: JsonObject, headers: JsonObject): JsonObject {
-  return { ...response, headers: { ...(response["headers"] as JsonObject), ...headers } };
-}
 
 /** Request parameters shared by operations. */
 export const PARAMETERS: Record<string, Json> = {
@@ -195,39 +141,10 @@ export const SCHEMAS: Record<string, Json> = {
   },
 };
 
-/**
- * Path and query integers, declared as the interface declares them, so generated clients send numbers.
- * The service reads only their plain decimal spelling, which a schema cannot say: see `INTEGER_SPELLING`.
- */
-export const INTEGERS: Readonly<Record<"limit" | "after" | "petId", JsonObject>> = {
-  /** A page size. */
-  limit: { type: "integer", format: "int32", minimum: LIMIT.min, maximum: LIMIT.max, default: LIMIT.default, examples: [LIMIT.default] },
-  /** A pet id as a cursor; 0 is the start. */
-  after: { type: "integer", format: "int64", minimum: 0, maximum: MAX_EXACT_INTEGER, default: 0, examples: [0] },
-  /** A pet id. */
-  petId: { type: "integer", format: "int64", minimum: 1, maximum: MAX_EXACT_INTEGER, examples: [1] },
-};
-
 /** The one spelling of an integer the service reads in a path or a query: plain decimal (ECMA-262, anchored). */
 export const INTEGER_SPELLING = "^(?:0|[1-9][0-9]*)$";
 
-/** The Idempotency-Key parameter of createPet. */
-export const IDEMPOTENCY_KEY: Json = {
-  name: "Idempotency-Key",
-  in: "header",
-  required: false,
-  description:
-    `Makes a retry safe: 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} visible ASCII characters other than quotes and backslashes ` +
-    "(a UUID, say), bare or as a structured-field string in double quotes. Scoped to the API key.",
-  schema: {
-    type: "string",
-    minLength: 1,
-    maxLength: IDEMPOTENCY_KEY_MAX_LENGTH + 2,
-    pattern: `^([!#-\\[\\]-~]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}|"[!#-\\[\\]-~]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}")$`,
-  },
-};
-
-/** The Content-Encoding parameter of createPet. */
+/** The Content-Encoding parameter of every operation with a JSON body: `read-body.ts` refuses any but identity. */
 export const CONTENT_ENCODING: Json = {
   name: "Content-Encoding",
   in: "header",
@@ -325,40 +242,4 @@ export const HEADERS: Record<string, Json> = {
     description: "Seconds to wait before the next request is allowed.",
     schema: { type: "string", maxLength: 10, pattern: "^[0-9]{1,10}$" },
   },
-};
-
-/** The service's answer to a Host header it cannot read, as an example. */
-export const HOST_MESSAGE = 'Cannot answer GET: "Host" must be a host name or IP address with an optional port, got "a b"';
-
-/** Answers shared by operations. */
-export const RESPONSES: Record<string, JsonObject> = {
-  Unauthorized: errorAnswer(
-    "Missing or invalid API key (`code` unauthorized). Checked before anything else.",
-    { unauthorized: "Missing API key: send it as Authorization: Bearer <key>" },
-    { "WWW-Authenticate": ref("headers", "WWW-Authenticate") },
-  ),
-  TooManyRequests: errorAnswer(
-    "Only when a rate limit is configured (RATE_LIMIT; off by default, and then never answered): the key, or the client " +
-      "address when there is no valid key, has used its quota (`code` rate_limited); the message names the limit and when to retry.",
-    { rate_limited: "Cannot GET /v1/pets: this API key has used up the rate limit of 100 requests per second, in bursts of up to 200; retry in 1 s" },
-    { "Retry-After": ref("headers", "Retry-After") },
-  ),
-  InternalError: errorAnswer("Unexpected error (`code` internal_error); logged, never detailed in the body.", {
-    internal_error: "An unexpected error occurred",
-  }),
-  ServiceUnavailable: errorAnswer(
-    "The store cannot serve the request now (`code` service_unavailable): its data file could not be written " +
-      "or was taken away (the message says what to do), its database is unavailable (retry; it recovers by " +
-      "itself; a create whose outcome is unknown says so), or the server is shutting down.",
-    { service_unavailable: "The server is shutting down; retry on a new connection" },
-  ),
-  MethodNotAllowed: errorAnswer(
-    "The path does not offer this method (`code` method_not_allowed).",
-    { method_not_allowed: "Cannot OPTIONS /v1/pets: allowed methods are GET, HEAD, POST" },
-    { Allow: { description: "The methods the path offers.", schema: { type: "string", maxLength: 64, pattern: "^[A-Z]+(, [A-Z]+)*$" } } },
-  ),
-  InvalidHost: errorAnswer(
-    'The Host header is not a host name or IP address with an optional port (`code` invalid_header), checked before anything else.',
-    { invalid_header: HOST_MESSAGE },
-  ),
 };

@@ -4,6 +4,7 @@
  * is active, named by the operation (`PetStore.create`), never carrying what is stored or asked for.
  */
 import type { PetStore } from "../store.ts";
+import { wrapStore } from "../store.ts";
 import type { OtelApi, OtelTracer } from "./otel-api.ts";
 import { SPAN_KIND, STATUS_ERROR } from "./otel-api.ts";
 
@@ -33,18 +34,7 @@ export function createSpanRunner(api: OtelApi, tracer: OtelTracer): SpanRunner {
 
 const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
-/** `store` with every operation in a span of its own while a request's span is active. */
+/** `store` with every measured operation (`STORE_METHODS`) in a span of its own, `PetStore.create`, while a request's span is active. */
 export function storeWithSpans(store: PetStore, run: SpanRunner): PetStore {
-  const { createWithKey, health } = store;
-  const inSpan = <T>(operation: string, work: () => Promise<T>) => run(`PetStore.${operation}`, SPAN_KIND.internal, NO_ATTRIBUTES, work);
-  // Spread first: a store method not traced here is kept as it is, not dropped.
-  return {
-    ...store,
-    create: (pet) => inSpan("create", () => store.create(pet)),
-    get: (id) => inSpan("get", () => store.get(id)),
-    list: (query) => inSpan("list", () => store.list(query)),
-    close: () => store.close(),
-    ...(createWithKey === undefined ? {} : { createWithKey: (pet, key) => inSpan("createWithKey", () => createWithKey.call(store, pet, key)) }),
-    ...(health === undefined ? {} : { health: () => inSpan("health", () => health.call(store)) }),
-  };
+  return wrapStore(store, (method, _label, work) => run(`PetStore.${method}`, SPAN_KIND.internal, NO_ATTRIBUTES, work));
 }

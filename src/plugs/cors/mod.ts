@@ -20,14 +20,31 @@ import { OPENAPI_DOCUMENT } from "../../mod.ts";
 /** The origins whose pages may call the service (each serialized: `https://app.example.com:8443`), or `*` for any. */
 export type CorsOrigins = readonly string[] | "*";
 
-/** The request headers a page may send: every header an operation reads. */
-export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze([
-  "Authorization",
-  "Content-Type",
-  "Idempotency-Key",
-  "If-None-Match",
-  "X-Request-Id",
-]);
+/** The request headers a page may send: every header an operation of the served document reads (`declaredRequestHeaders`). */
+export const CORS_ALLOWED_HEADERS: readonly string[] = Object.freeze(declaredRequestHeaders(OPENAPI_DOCUMENT));
+
+/**
+ * The request headers a document's operations read, sorted: `Authorization` (the key), `Content-Type`
+ * where a body is taken, and every header parameter, but `Content-Encoding` (a page sends its body
+ * as it is: only `identity` is taken) and the preflight's own.
+ */
+export function declaredRequestHeaders(document: Json): string[] {
+  const names = new Set(["Authorization"]);
+  const shared = field(field(document, "components"), "parameters");
+  for (const item of Object.values(asObject(field(document, "paths")))) {
+    for (const [method, operation] of Object.entries(asObject(item))) {
+      if (method === "options" || method === "parameters") continue;
+      if (field(operation, "requestBody") !== undefined) names.add("Content-Type");
+      for (const each of asArray(field(operation, "parameters"))) {
+        const reference = field(each, "$ref");
+        const parameter = typeof reference === "string" ? field(shared, reference.split("/").pop()!) : each;
+        const name = field(parameter, "name");
+        if (field(parameter, "in") === "header" && typeof name === "string" && name !== "Content-Encoding") names.add(name);
+      }
+    }
+  }
+  return [...names].sort();
+}
 
 // A page reads these without being told (the Fetch standard's CORS-safelisted response-header names).
 const SAFELISTED: readonly string[] = Object.freeze(["cache-control", "content-language", "content-length", "content-type", "expires", "last-modified", "pragma"]);
@@ -59,6 +76,14 @@ function field(value: Json | undefined, key: string): Json | undefined {
   return isObject(value) ? value[key] : undefined;
 }
 
+function asObject(value: Json | undefined): { readonly [key: string]: Json } {
+  return isObject(value) ? value : {};
+}
+
+function asArray(value: Json | undefined): readonly Json[] {
+  return Array.isArray(value) ? value : [];
+}
+
 /** How long a browser may keep a preflight's answer: 2 hours, the most Chromium keeps (Firefox keeps up to 24). */
 export const CORS_MAX_AGE_SECONDS = 7200;
 
@@ -83,9 +108,9 @@ export function parseCorsOrigins(text: string): Validation<CorsOrigins> {
 
 /**
  * CORS for an app: every answer to a request from an allowed origin carries
- * `Access-Control-Allow-Origin` and `-Expose-Headers` (its early step), and a preflight from one to
- * a path the app answers is answered 204 without a key (its late step, after a rate limit has
- * counted it). With a list of origins every answer also says `Vary: Origin`, since whether it
+ * `Access-Control-Allow-Origin` and `-Expose-Headers` (its `headers` step: every plug's answers too),
+ * and a preflight from one to a path the app answers is answered 204 without a key (its late step,
+ * after a rate limit has counted it). With a list of origins every answer also says `Vary: Origin`, since whether it
  * carries them depends on `Origin`. The headers are frozen records made once per origin, which the
  * app puts on every answer as it makes it (see `context.ts`).
  */
@@ -105,26 +130,27 @@ function corsSteps(origins: CorsOrigins, methodsAt: (path: string) => string | u
     "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
     ...(anyOrigin ? { "access-control-allow-origin": "*" } : { vary: "Origin" }),
   });
-  const notAllowed = { headers: Object.freeze(anyOrigin ? {} : { vary: "Origin" }) };
-  // One outcome per allowed origin (or one for all, with "*"), made once.
-  const allowedOutcomes = new Map(
-    (anyOrigin ? ["*"] : origins).map((origin) => [origin, {
-      headers: Object.freeze({ ...(anyOrigin ? {} : { vary: "Origin" }), "access-control-allow-origin": origin, "access-control-expose-headers": exposed }),
-    }]),
+  const notAllowed = Object.freeze(anyOrigin ? {} : { vary: "Origin" });
+  // One record per allowed origin (or one for all, with "*"), made once.
+  const allowedHeaders = new Map(
+    (anyOrigin ? ["*"] : origins).map((origin) => [
+      origin,
+      Object.freeze({ ...(anyOrigin ? {} : { vary: "Origin" }), "access-control-allow-origin": origin, "access-control-expose-headers": exposed }),
+    ]),
   );
 
   return {
     name: "cors",
-    early: (request) => {
+    headers: (request) => {
       // With "*" every answer carries it, whatever the Origin, or none.
       const origin = anyOrigin ? "*" : request.headers.get("origin");
-      return (origin === null ? undefined : allowedOutcomes.get(origin)) ?? notAllowed;
+      return (origin === null ? undefined : allowedHeaders.get(origin)) ?? notAllowed;
     },
     late: (request, path) => {
       const origin = request.headers.get("origin");
       // Only `headers.get`: the core reads no more of a request (src/_internal/_fetch-contract.ts).
       if (origin === null || request.method !== "OPTIONS" || request.headers.get("access-control-request-method") === null) return undefined;
-      if (!anyOrigin && !allowedOutcomes.has(origin)) return undefined;
+      if (!anyOrigin && !allowedHeaders.has(origin)) return undefined;
       const methods = methodsAt(path);
       if (methods === undefined) return undefined;
       const own = anyOrigin ? {} : { "access-control-allow-origin": origin };

@@ -1,9 +1,10 @@
 /**
  * @module
- * `GET /health` for load balancers and container probes: 200 `{"status":"ok"}` while the store
- * takes writes, 503 with the reason when it cannot or the server is shutting down. It lives outside
- * the API's base path, needs no key, and holds no data. A plug answering in its early step: put it
- * first, and a probe is neither counted by a rate limit nor marked by CORS.
+ * `GET /health` for load balancers and container probes: 200 `{"status":"ok"}` while the app takes
+ * writes, 503 with the reason when it cannot: the store cannot, the server is shutting down, or a
+ * plug reports that it refuses them (`PlugReport.unready`: a maintenance mode), which the health
+ * check reads without knowing the plug. It lives outside the API's base path, needs no key, and
+ * holds no data. It answers in its early step, so a probe is never counted by a rate limit.
  *
  * ```ts
  * import { createApp, createMemoryStore } from "animal-store";
@@ -11,7 +12,7 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [health()] });
  * ```
  */
-import type { PetStore, Plug } from "../../mod.ts";
+import type { NamedReport, PetStore, Plug } from "../../mod.ts";
 import { errorResponse, jsonResponse } from "../../mod.ts";
 
 /** Where the health check answers. */
@@ -29,18 +30,18 @@ const NO_STORE = { "cache-control": "no-store" };
 /** Answers `GET /health` from the app's store, before any other plug. */
 export function health(options: HealthOptions = {}): Plug {
   const stopping = options.stopping ?? (() => false);
-  return ({ store }) => ({
+  return ({ store, reports }) => ({
     name: "health",
     paths: { [HEALTH_PATH]: "GET, HEAD" },
-    early: (request, path) => (path === HEALTH_PATH ? { answer: answerHealth(request, store, stopping) } : undefined),
+    early: (request, path) => (path === HEALTH_PATH ? { answer: answerHealth(request, store, stopping, reports) } : undefined),
   });
 }
 
-async function answerHealth(request: Request, store: PetStore, stopping: () => boolean): Promise<Response> {
+async function answerHealth(request: Request, store: PetStore, stopping: () => boolean, reports: () => readonly NamedReport[]): Promise<Response> {
   if (request.method !== "GET" && request.method !== "HEAD") {
     return errorResponse("method_not_allowed", `Cannot ${request.method} ${HEALTH_PATH}: allowed methods are GET, HEAD`, { allow: "GET, HEAD" });
   }
-  const problem = await healthProblem(store, stopping);
+  const problem = (await healthProblem(store, stopping)) ?? unreadyPlug(reports());
   if (problem === undefined) return jsonResponse(200, '{"status":"ok"}', NO_STORE);
   return errorResponse("service_unavailable", `Cannot take writes: ${problem}`, NO_STORE);
 }
@@ -54,4 +55,10 @@ async function healthProblem(store: PetStore, stopping: () => boolean): Promise<
   } catch (error) {
     return `the store's health check failed (${error instanceof Error ? error.message : String(error)})`;
   }
+}
+
+/** The first reason a plug gives for refusing writes now, as `plug: reason`, or `undefined`. */
+function unreadyPlug(reports: readonly NamedReport[]): string | undefined {
+  const unready = reports.find(({ report }) => report.unready !== undefined);
+  return unready === undefined ? undefined : `${unready.plug}: ${unready.report.unready}`;
 }
