@@ -50,7 +50,7 @@ export const IDEMPOTENCY_KEY_TTL_MS: number = 24 * 60 * 60 * 1000;
 
 /** Where the service keeps its pets (and, optionally, how pets move in and out: `MovingStore`). */
 export interface PetStore extends MovingStore {
-  /** Stores a new pet under the next id and resolves with it once it is safely kept. */
+  /** Stores a new pet under the next id and resolves with it once it is safely kept; ids end at `MAX_EXACT_INTEGER` (2^53 − 1), past it this rejects with `StoreUnavailableError`. */
   create(pet: NewPet): Promise<Pet>;
   /** The pet with this id, or `undefined` when there is none. */
   get(id: number): Promise<Pet | undefined>;

@@ -9,8 +9,9 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import type { PetStore } from "../src/mod.ts";
-import { createMemoryStore, exportPets } from "../src/mod.ts";
+import { createMemoryStore, exportPets, importPets, MAX_EXACT_INTEGER, StoreUnavailableError } from "../src/mod.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { writeExport } from "../adapters/server/export.ts";
 import { waitFor } from "./checks.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -265,4 +266,51 @@ describe("SIGTERM half way into a JSON file", () => {
       expect(await filePets(target)).toEqual([]);
     }, 60_000);
   }
+});
+
+/** An export (as text) of the pets with these ids. */
+async function exportOf(ids: readonly number[]): Promise<string> {
+  const source = createMemoryStore();
+  await importPets(source, ids.map((id) => ({ pet: { id, name: `pet ${id}`, categoryId: 1 } })));
+  const chunks: string[] = [];
+  const sink = new (await import("node:stream")).Writable({ write: (chunk, _, done) => (chunks.push(String(chunk)), done()) });
+  await writeExport(exportPets(source), sink);
+  return chunks.join("");
+}
+
+describe("an import at the top id, 2^53 − 1 (issue 48, item 1)", () => {
+  test("into a JSON file: kept, saying no id is left; the store then refuses creates with 503 and opens again", async () => {
+    const target = tempDataFile();
+    const outcome = await run("bun", ["import", "--data-file", target], await exportOf([5, MAX_EXACT_INTEGER]));
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain(`animal-store import: no id is left above the last imported id ${MAX_EXACT_INTEGER} (ids end at 2^53 − 1, and are never reused): every create will answer 503`);
+    for (let open = 0; open < 2; open++) {
+      const store = await openJsonFileStore(target, { logger: quiet });
+      try {
+        expect(await store.create({ name: "one more", categoryId: 1 }).catch((error: unknown) => error)).toBeInstanceOf(StoreUnavailableError);
+        expect((await store.list({ limit: 10, after: 0 })).map((pet) => pet.id)).toEqual([5, MAX_EXACT_INTEGER]);
+      } finally {
+        await store.close();
+      }
+    }
+    expect(Number(readFileSync(`${target}.last-id`, "utf8"))).toBe(MAX_EXACT_INTEGER);
+  }, 60_000);
+
+  test("into PostgreSQL: a few ids left are said, used, and then every create is refused with 503, not a 500", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const outcome = await run("bun", ["import", "--store", "postgres", "--database-url", url], await exportOf([MAX_EXACT_INTEGER - 2]));
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain(`animal-store import: only 2 ids are left above the last imported id ${MAX_EXACT_INTEGER - 2}`);
+    const sql = new Bun.SQL(url, { max: 2 });
+    const store = await openPostgresStore({ sql, logger: quiet });
+    try {
+      const outcomes = await Promise.allSettled([1, 2, 3, 4].map((i) => store.create({ name: `c${i}`, categoryId: i })));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled").map((outcome) => outcome.value.id).sort((a, b) => a - b)).toEqual([MAX_EXACT_INTEGER - 1, MAX_EXACT_INTEGER]);
+      for (const outcome of outcomes.filter((outcome) => outcome.status === "rejected")) expect(outcome.reason).toBeInstanceOf(StoreUnavailableError);
+      expect(await store.create({ name: "later", categoryId: 1 }).catch((error: unknown) => error)).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await store.close();
+      await sql.close();
+    }
+  }, 60_000);
 });

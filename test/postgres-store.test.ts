@@ -35,7 +35,7 @@ const CLIENTS = {
 async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boolean; timeoutMs?: number } = {}): Promise<PetStore> {
   const url = await (await postgresServer()).createDatabase();
   const { sql, end } = CLIENTS[client](url, options);
-  const store = await openPostgresStore({ sql, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  const store = await openPostgresStore({ sql, logger: { warn: () => {} }, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
   return { ...store, close: async () => (await store.close(), await end()) };
 }
 

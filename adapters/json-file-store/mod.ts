@@ -28,9 +28,9 @@ import { dirname } from "node:path";
 import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
 import type { KeyTable } from "../../src/_internal/_idempotency-keys.ts";
 import type { PetIndex } from "../../src/_internal/_pet-index.ts";
-import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
+import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from "../../src/mod.ts";
 import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_internal/_pet-index.ts";
+import { addPet, createNumbering, createPetIndex, idsUsedUp, pageOf, petById } from "../../src/_internal/_pet-index.ts";
 import { exportIndex, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
 import { commitImport, dropImport, writeImport } from "./_import.ts";
 import type { ClientMac } from "./_client-mac.ts";
@@ -210,6 +210,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   let flushing: Promise<void> | undefined;
   let failure: StoreUnavailableError | undefined;
   let closed = false;
+  let usedUpSaid = false;
 
   async function flush(): Promise<void> {
     while (pending.length > 0 && failure === undefined) {
@@ -234,7 +235,19 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     fail(batch, new StoreUnavailableError(reason));
   }
 
-  async function writeBatch(batch: readonly PendingCreate[]): Promise<void> {
+  /** Refuses the creates no id is left for (503); says so in the log once, and the store goes on serving reads. */
+  function refuseUsedUp(entries: readonly PendingCreate[]): void {
+    if (entries.length === 0) return;
+    const error = idsUsedUp();
+    if (!usedUpSaid) logger.warn(`${path}: ${error.message}; creates answer 503`);
+    usedUpSaid = true;
+    for (const entry of entries) entry.reject(error);
+  }
+
+  async function writeBatch(all: readonly PendingCreate[]): Promise<void> {
+    refuseUsedUp(all.slice(numbering.left));
+    const batch = all.slice(0, numbering.left);
+    if (batch.length === 0) return;
     // Before writing only the lock needs checking: without it another server may own the file. A
     // deleted or replaced file takes the write harmlessly, and is caught before anything is acknowledged.
     if (!(await lock.isHeld().catch(() => true))) {
@@ -248,7 +261,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     let fsyncSeconds = 0;
     try {
       const highest = numbering.last;
-      if (highest > reserved) await writeLastId(path, (reserved = highest + RESERVE_STEP));
+      if (highest > reserved) await writeLastId(path, (reserved = Math.min(highest + RESERVE_STEP, MAX_EXACT_INTEGER)));
       written = await append(file, lines);
       const syncing = performance.now();
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts

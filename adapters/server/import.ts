@@ -14,12 +14,15 @@ import type { ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { exportPets, ImportRefusedError, importPets } from "../../src/mod.ts";
+import { exportPets, ImportRefusedError, importPets, MAX_EXACT_INTEGER } from "../../src/mod.ts";
 import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine, readPetLine } from "./_pet-lines.ts";
 import { refuse, storeName } from "./_move-common.ts";
 
 /** How long a signalled import may take to roll back before the process exits anyway. */
 const STOP_GRACE_MS = 5000;
+
+/** Below this many ids left above the last imported one, the import says so (ids end at 2^53 − 1). */
+const FEW_IDS_LEFT = 1_000_000;
 
 /** Imports an export into the store the settings name; resolves with the exit code. */
 export async function runImport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
@@ -35,6 +38,7 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
     });
     process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
     process.stdout.write(keysLine(summary));
+    if (MAX_EXACT_INTEGER - summary.lastId < FEW_IDS_LEFT) process.stderr.write(`animal-store import: ${roomLine(summary.lastId)}\n`);
     const back = await readBack(store, read.first ?? 0, summary.lastId);
     const agree = back.count === read.end!.count && back.sha256 === read.end!.sha256;
     process.stdout.write(`read back ${back.count} pets from ${storeName(config)}, sha256 ${back.sha256}: ${agree ? "they agree" : "THEY DIFFER"}\n`);
@@ -57,6 +61,14 @@ function keysLine({ keys, keysLeft }: ImportSummary): string {
   const left = keysLeft === 0 ? "" : `; ${keysLeft} stayed behind (older than 24 hours, or a JSON-file store's, ` +
     "which keeps only an HMAC of the API key, in a store that cannot match it: a retry of their creates makes a new pet)";
   return `${keys} idempotency keys younger than 24 hours came along${left}\n`;
+}
+
+/** What is left to create above an imported last id near the end of the ids: the import is kept (docs/decisions.md), and says so. */
+function roomLine(lastId: number): string {
+  const left = MAX_EXACT_INTEGER - lastId;
+  return left === 0
+    ? `no id is left above the last imported id ${lastId} (ids end at 2^53 − 1, and are never reused): every create will answer 503`
+    : `only ${left} ids are left above the last imported id ${lastId} (ids end at 2^53 − 1, and are never reused): creates answer 503 once they are used up`;
 }
 
 /** The count and checksum of the target's pets from `first` to `last`, read back through its export. */

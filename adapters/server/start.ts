@@ -212,7 +212,7 @@ async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notic
   const connection = await runtime.connectPostgres(url);
   const observed = metrics?.observeSql(connection.sql) ?? connection.sql;
   try {
-    const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan) });
+    const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan), logger: notices });
     notices.info(`opened ${describeDatabase(url)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
   } catch (error) {

@@ -11,7 +11,7 @@
  * ```
  */
 import type { IdempotencyKey, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../mod.ts";
-import { exportPets, IDEMPOTENCY_KEY_TTL_MS, ImportRefusedError, importPets } from "../mod.ts";
+import { exportPets, IDEMPOTENCY_KEY_TTL_MS, ImportRefusedError, importPets, MAX_EXACT_INTEGER, StoreUnavailableError } from "../mod.ts";
 
 /** One behaviour of the store contract; `run` rejects when the store breaks it. */
 export interface StoreCheck {
@@ -69,6 +69,7 @@ export function importChecks(open: () => Promise<PetStore>): StoreCheck[] {
     check("a store that holds pets is refused, unless appending above its highest id", importRefusesNonEmpty),
     check("idempotency keys younger than 24 hours go along and replay; older ones stay behind", importCarriesKeys),
     check("an export is a snapshot in id order: pets created while it runs come after its last", exportIsSnapshot),
+    check("ids end at 2^53 − 1: creates past it reject with StoreUnavailableError, and the pets stay readable", idsEndAtTheTop),
     { name: "an export imported into another store gives the same export", run: () => roundTrip(open) },
   ];
 }
@@ -144,6 +145,22 @@ async function exportIsSnapshot(store: PetStore): Promise<void> {
   expectTrue(ids.every((id, i) => i === 0 || id > ids[i - 1]!), `the export is in ascending id order, got ${ids.join(", ")}`);
   expectEqual("the export", exported, await store.list({ limit: exported.length, after: 0 }));
   expectTrue(exported.length >= 5 && exported.every((pet) => pet.id <= during.id), `the export holds the 5 pets before it and nothing above ${during.id}`);
+}
+
+async function idsEndAtTheTop(store: PetStore): Promise<void> {
+  const top = MAX_EXACT_INTEGER;
+  await importPets(store, [moved(top - 3)]);
+  const outcomes = await Promise.allSettled(Array.from({ length: 5 }, (_, i) => store.create({ name: `c${i}`, categoryId: i })));
+  const ids = outcomes.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value.id] : [])).sort((a, b) => a - b);
+  expectEqual("the ids 5 concurrent creates got with 3 left", ids, [top - 2, top - 1, top]);
+  const refusals = [...outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : [])),
+    await store.create({ name: "more", categoryId: 1 }).then(show, (error: unknown) => error)];
+  if (store.createWithKey !== undefined) refusals.push(await store.createWithKey({ name: "keyed", categoryId: 1 }, ALICE).then(show, (error: unknown) => error));
+  for (const refusal of refusals) {
+    expectTrue(refusal instanceof StoreUnavailableError, `a create with no id left rejects with StoreUnavailableError, got ${String(refusal)}`);
+  }
+  expectEqual(`list({ limit: 10, after: ${top - 4} })`, (await store.list({ limit: 10, after: top - 4 })).map((pet) => pet.id), [top - 3, top - 2, top - 1, top]);
+  expectEqual(`get(${top})`, (await store.get(top))?.id, top);
 }
 
 async function roundTrip(open: () => Promise<PetStore>): Promise<void> {
