@@ -202,7 +202,7 @@ describe("PostgreSQL store idempotency keys", () => {
     const [sql, other] = [new SQL(withSecret), new SQL(without)];
     try {
       const store = await openPostgresStore({ sql });
-      expect(await importPets(store, moved, { clientMacSecret: () => secret })).toEqual({ count: 1, lastId: 4, keys: 1, keysLeft: 0 });
+      expect(await importPets(store, moved, { clientMacSecrets: () => [secret] })).toEqual({ count: 1, lastId: 4, keys: 1, keysLeft: 0 });
       const retry = { client: "digest-of-alice", key: "order-1" };
       expect(await store.createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });
       expect(await (await openPostgresStore({ sql })).createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });

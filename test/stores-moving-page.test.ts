@@ -115,6 +115,33 @@ test("Back up and restore, PostgreSQL: the printed backup, emptying and import b
   }
 }, 120_000);
 
+test("A second hop (issue 48, item 2): file → PostgreSQL → the printed backup → a fresh database, and a moved keyed create retried there replays", async () => {
+  const folder = tempFolder();
+  const path = join(folder, "pets.json");
+  const [first, second] = [await (await postgresServer()).createDatabase(), await (await postgresServer()).createDatabase()];
+  const keyed = { method: "POST", headers: { authorization: "Bearer page-key", "content-type": "application/json", "idempotency-key": "moved-twice" }, body: '{"name":"Rex","categoryId":1}' };
+  const created = await (async () => {
+    await using server = await startServer("bun", { DATA_FILE: path, API_KEYS: "page-key" });
+    const response = await fetch(`${server.url}/pets`, keyed);
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as Pet;
+    expect(await server.stop()).toBe(0);
+    return pet;
+  })();
+  const move = shellBlocks(part("### Moving to PostgreSQL"))[0]!;
+  expect(await runCommand(move, folder, first)).toContain("1 idempotency keys younger than 24 hours came along");
+  const text = part("**PostgreSQL.**");
+  const [backup, restore] = [shellBlocks(text.split("Restore with")[0]!)[0]!, shellBlocks(text.split("Restore with")[1]!).at(-1)!];
+  await runCommand(backup, folder, first);
+  expect(readFileSync(join(folder, "backup.jsonl"), "utf8")).toContain('"idempotency":{"clientMac"');
+  expect(await runCommand(restore, folder, second)).toContain("1 idempotency keys younger than 24 hours came along");
+  await using server = await startServer("bun", { STORE: "postgres", DATABASE_URL: second, API_KEYS: "page-key" });
+  const retry = await fetch(`${server.url}/pets`, keyed);
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get("idempotent-replayed")).toBe("true");
+  expect(await retry.json()).toEqual(created);
+}, 120_000);
+
 test("From code: the example prints what its comment says", async () => {
   const code = /### From code[\s\S]*?```ts\n([\s\S]*?)\n```/.exec(section)?.[1] ?? "";
   const expected = /\/\/ (\{.*\})$/m.exec(code)?.[1] ?? "no comment";

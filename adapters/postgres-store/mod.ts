@@ -248,6 +248,8 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number, logg
     },
     loadFileSecrets,
     exportPets: () => exportPets(sql),
+    // The secrets of JSON-file stores whose keys came in, still live: what exported `clientMac` keys were made under.
+    clientMacSecrets: async () => (await read(() => sql`select secret from animal_store_client_secrets where until > now() order by secret`, timeoutMs)).map((row) => String(row["secret"])),
     importPets: async (pets, options = {}) => {
       const summary = await importPets(sql, pets, options);
       await loadFileSecrets().catch(() => {}); // a failure leaves the keys unmatched here until a restart, not the import undone

@@ -14,8 +14,8 @@
  *
  * `sha256` is the SHA-256 of the pets' lines without their keys, each with its newline: the same
  * pets give the same checksum from any store. When keys from a JSON-file store come along (as
- * `clientMac`), the last line also holds `clientMacSecret`, the file's secret, so PostgreSQL can
- * match them: such an export is as sensitive as the data file and its secret together.
+ * `clientMac`), the last line also holds `clientMacSecrets`, the secrets they were made under, so
+ * another store can match them: such an export is as sensitive as the data file and its secret together.
  */
 import { createHash } from "node:crypto";
 import type { MovedKey, MovedPet, Validation } from "../../src/mod.ts";
@@ -55,14 +55,14 @@ export interface ExportEnd {
   readonly count: number;
   readonly lastId: number;
   readonly sha256: string;
-  /** The JSON-file store's secret, when keys made under it came along. */
-  readonly clientMacSecret?: string;
+  /** The secrets keys made under a JSON-file store's secret were made under, when such keys came along. */
+  readonly clientMacSecrets?: readonly string[];
 }
 
 /** The last line of an export, without its newline. */
 export function endLine(end: ExportEnd): string {
-  const secret = end.clientMacSecret === undefined ? {} : { clientMacSecret: end.clientMacSecret };
-  return JSON.stringify({ end: { count: end.count, lastId: end.lastId, sha256: end.sha256, ...secret } });
+  const secrets = end.clientMacSecrets === undefined ? {} : { clientMacSecrets: end.clientMacSecrets };
+  return JSON.stringify({ end: { count: end.count, lastId: end.lastId, sha256: end.sha256, ...secrets } });
 }
 
 /** Reads an export's last line: `undefined` when the line is not one. */
@@ -75,10 +75,11 @@ export function readEndLine(text: string): ExportEnd | undefined {
   }
   const end = (value as { end?: Partial<ExportEnd> } | null)?.end;
   if (typeof end !== "object" || end === null) return undefined;
-  const { count, lastId, sha256, clientMacSecret } = end;
+  const { count, lastId, sha256, clientMacSecrets } = end;
   if (!Number.isSafeInteger(count) || !Number.isSafeInteger(lastId) || typeof sha256 !== "string") return undefined;
-  if (clientMacSecret !== undefined && (typeof clientMacSecret !== "string" || !isSecretText(clientMacSecret))) return undefined;
-  return { count: count!, lastId: lastId!, sha256, ...(clientMacSecret === undefined ? {} : { clientMacSecret }) };
+  const secretsRead = clientMacSecrets === undefined || (Array.isArray(clientMacSecrets) && clientMacSecrets.every((secret) => typeof secret === "string" && isSecretText(secret)));
+  if (!secretsRead) return undefined;
+  return { count: count!, lastId: lastId!, sha256, ...(clientMacSecrets === undefined ? {} : { clientMacSecrets }) };
 }
 
 /** Counts pets and sums their lines as the last line states them; `macKeys` counts keys made under a file's secret. */

@@ -30,11 +30,9 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
   const out = own["--out"];
   const temp = out === undefined ? undefined : `${out}.partial`;
   const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w" });
+  const secrets: string[] = [];
   try {
-    const read = config.store === "file" ? await readSecret(`${config.dataFile}.secret`) : undefined;
-    // Only a usable secret goes along; without it the file's keys stay behind in another store.
-    const secret = read?.kind === "found" && isSecretText(read.text) ? read.text : undefined;
-    const end = await writeExport(pets(config, open), sink, secret);
+    const end = await writeExport(pets(config, open, secrets), sink, () => secrets);
     if (temp !== undefined) await closeFile(sink), await rename(temp, out!);
     process.stderr.write(`exported ${end.count} pets (last id ${end.lastId}) from ${storeName(config)}, sha256 ${end.sha256}\n`);
     return 0;
@@ -47,12 +45,22 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
   }
 }
 
-/** The pets to export: the data file read directly (no lock), or the store's own export. */
-async function* pets(config: Config, open: OpenStore): AsyncIterable<MovedPet> {
-  if (config.store === "file") return yield* readDataFile(config.dataFile, Date.now());
+/**
+ * The pets to export: the data file read directly (no lock), or the store's own export; once they
+ * are read, `secrets` holds what their keys' `clientMac` was made under.
+ */
+async function* pets(config: Config, open: OpenStore, secrets: string[]): AsyncIterable<MovedPet> {
+  if (config.store === "file") {
+    yield* readDataFile(config.dataFile, Date.now());
+    const read = await readSecret(`${config.dataFile}.secret`);
+    // Only a usable secret goes along; without it the file's keys stay behind in another store.
+    if (read.kind === "found" && isSecretText(read.text)) secrets.push(read.text);
+    return;
+  }
   const store = await open(config);
   try {
     yield* exportPets(store);
+    secrets.push(...(await store.clientMacSecrets?.()) ?? []);
   } finally {
     await store.close();
   }
@@ -80,9 +88,10 @@ export async function* readDataFile(path: string, now: number): AsyncIterable<Mo
 
 /**
  * Writes the export format to `sink`, streaming; resolves with what its last line states, which
- * names `clientMacSecret` when keys made under it (a JSON-file store's) came along.
+ * names `clientMacSecrets` (asked once the pets are written) when keys made under a JSON-file store's
+ * secret came along.
  */
-export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecret?: string): Promise<ExportEnd> {
+export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecrets: () => readonly string[] = () => []): Promise<ExportEnd> {
   const tally = createTally();
   let pending = `${EXPORT_HEADER}\n`;
   for await (const moved of pets) {
@@ -93,7 +102,8 @@ export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable,
       pending = "";
     }
   }
-  const end = tally.macKeys > 0 && clientMacSecret !== undefined ? { ...tally.end(), clientMacSecret } : tally.end();
+  const secrets = tally.macKeys > 0 ? clientMacSecrets() : [];
+  const end = secrets.length > 0 ? { ...tally.end(), clientMacSecrets: secrets } : tally.end();
   await write(sink, `${pending}${endLine(end)}\n`);
   return end;
 }

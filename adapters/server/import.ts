@@ -34,7 +34,7 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
     store = await open(config);
     const summary = await importPets(store, readExport(input, read), {
       append: own["--append"] !== undefined,
-      clientMacSecret: () => read.end?.clientMacSecret,
+      clientMacSecrets: () => read.end?.clientMacSecrets ?? [],
     });
     process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
     process.stdout.write(keysLine(summary));
