@@ -314,3 +314,71 @@ describe("an import at the top id, 2^53 − 1 (issue 48, item 1)", () => {
     }
   }, 60_000);
 });
+
+/** A file holding an export of `count` pets (ids 1 to `count`), written without a store. */
+async function exportFile(count: number): Promise<string> {
+  const path = tempDataFile().replace(/pets\.json$/, "export.jsonl");
+  async function* pets() {
+    for (let id = 1; id <= count; id++) yield { pet: { id, name: `pet ${id}`, categoryId: id % 7 } };
+  }
+  const sink = (await import("node:fs")).createWriteStream(path);
+  await writeExport(pets(), sink);
+  await new Promise((resolve) => sink.end(resolve));
+  return path;
+}
+
+/**
+ * Runs an import and, once it prints that it imported (the read-back then runs), sends it SIGTERM;
+ * frozen meanwhile (SIGSTOP), so the signal is there before the read-back can end, however busy the machine.
+ */
+async function termAfterCommit(runtime: Runtime, args: readonly string[]): Promise<Outcome> {
+  const child = Bun.spawn(argv(runtime, ["import", ...args]), { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.getReader();
+  let stdout = "";
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    stdout += new TextDecoder().decode(chunk.value);
+    if (!stdout.includes("imported ")) continue;
+    child.kill("SIGSTOP");
+    child.kill("SIGTERM");
+    child.kill("SIGCONT");
+    break;
+  }
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) stdout += new TextDecoder().decode(chunk.value);
+  const code = await child.exited;
+  clearTimeout(timer);
+  return { code, stdout, stderr: await stderr };
+}
+
+/** Expects an import that a signal reached during its read-back to say it is complete and exit 0. */
+function expectComplete(outcome: Outcome, count: number): void {
+  expect(outcome.stderr).not.toContain("undone");
+  expect(outcome.stderr).not.toContain("did not finish");
+  expect(outcome.stdout).toContain(`imported ${count} pets`);
+  expect(outcome.stderr).toContain(`animal-store import: stopped by SIGTERM after the import was complete: ${count} pets are in`);
+  expect(outcome.stderr).toContain("the read-back was cut short, so its count and checksum were not compared");
+  expect(outcome.code).toBe(0);
+}
+
+describe("SIGTERM once the import has committed, during its read-back (issue 48, item 5): exit 0, saying the import is complete", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`into a JSON file, on ${runtime}`, async () => {
+      const target = tempDataFile();
+      expectComplete(await termAfterCommit(runtime, ["--data-file", target, "--in", await exportFile(200_000)]), 200_000);
+      const store = await openJsonFileStore(target, { logger: quiet });
+      try {
+        expect((await store.list({ limit: 1, after: 199_999 })).map((pet) => pet.id)).toEqual([200_000]);
+      } finally {
+        await store.close();
+      }
+    }, 180_000);
+  }
+
+  test("into PostgreSQL, on bun", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const outcome = await termAfterCommit("bun", ["--store", "postgres", "--database-url", url, "--in", await exportFile(100_000)]);
+    expectComplete(outcome, 100_000);
+    expect((await databasePets(url)).length).toBe(100_000);
+  }, 180_000);
+});
