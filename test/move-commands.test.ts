@@ -136,6 +136,8 @@ describe("bad input is refused with one line and exit 2, and the target is left 
     ["a duplicate id", (text) => text.replace('{"id":3,', '{"id":2,'), "line 4 has id 2, not above the previous id 2"],
     ["a name of 10 MB", (text) => text.replace('"pet 1"', JSON.stringify("x".repeat(10_000_000))), "line 3 is longer than 1048576 bytes"],
     ["a count that differs", (text) => text.replace('"count":3', '"count":4'), "line 5 states 4 pets, but 3 came before it"],
+    ["a last id above the last pet's (issue 48, item 8)", (text) => text.replace('"lastId":3', '"lastId":999999'), "line 5 states last id 999999, but the last pet before it has id 3"],
+    ["a negative last id (issue 48, item 8)", (text) => text.replace('"lastId":3', '"lastId":-5'), "line 5 states last id -5, but the last pet before it has id 3"],
     ["a line that is not JSON", (text) => text.replace('{"id":2,', '{"id":2,,'), "line 3 is not a valid pet"],
     ["another file's header", (text) => text.replace("animal-store-export", "animal-store-pets"), "line 1 is not the export header"],
   ];
@@ -159,7 +161,7 @@ describe("bad input is refused with one line and exit 2, and the target is left 
     expect(await filePets(target)).toHaveLength(5);
     const low = await run("bun", ["import", "--append", "--data-file", target], input);
     expect(low.stderr).toContain("line 2 has id 1, not above the highest id the target store has handed out 5");
-    const shifted = input.replace(/"id":(\d)/g, (_, id: string) => `"id":${Number(id) + 10}`).replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
+    const shifted = input.replace(/"id":(\d)/g, (_, id: string) => `"id":${Number(id) + 10}`).replace('"lastId":3', '"lastId":13').replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
     const summed = shifted.replace('"sha256":"x"', `"sha256":"${(await run("bun", ["import", "--store", "memory"], shifted)).stderr.match(/sum to ([0-9a-f]{64})/)![1]}"`);
     expect(await run("bun", ["import", "--append", "--data-file", target], summed)).toMatchObject({ code: 0 });
     expect((await filePets(target)).map((pet) => (pet as { id: number }).id)).toEqual([1, 2, 3, 4, 5, 11, 12, 13]);

@@ -135,6 +135,7 @@ export async function* readExport(chunks: AsyncIterable<Uint8Array>, read: { end
 
 function checkEnd(stated: ExportEnd, counted: ExportEnd, line: number): ExportEnd {
   if (stated.count !== counted.count) throw new InputError(line, `states ${stated.count} pets, but ${counted.count} came before it`);
+  if (stated.lastId !== counted.lastId) throw new InputError(line, `states last id ${stated.lastId}, but the last pet before it has id ${counted.lastId}`);
   if (stated.sha256 !== counted.sha256) throw new InputError(line, `states sha256 ${stated.sha256}, but the pets before it sum to ${counted.sha256}`);
   return stated;
 }
