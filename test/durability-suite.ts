@@ -392,6 +392,14 @@ export function durabilitySuite(runtime: Runtime): void {
       }
     }, 30_000);
 
+    test("a FIFO at pets.json.last-id: the start is refused at once naming it, not hung (issue 48, item 9)", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      expect(Bun.spawnSync(["mkfifo", `${env.DATA_FILE}.last-id`]).exitCode).toBe(0);
+      const failure = await startServer(runtime, env).catch((error: Error) => error);
+      expect(String(failure)).toContain("exit code 1");
+      expect(String(failure)).toContain(`Cannot open ${env.DATA_FILE}: ${env.DATA_FILE}.last-id: it is a FIFO, not a regular file`);
+    }, 30_000);
+
     test("a second server on the same data file is refused with a clear message", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const first = await startServer(runtime, env);

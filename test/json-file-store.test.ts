@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
@@ -35,6 +35,27 @@ function removeLastLine(path: string): void {
 }
 
 describe("JSON-file store", () => {
+  describe("a pets.json.last-id that is no mark the store wrote is refused at once, naming it (issue 48, item 9)", () => {
+    const cases: [string, (mark: string) => void, string][] = [
+      ["a FIFO, which a plain read waits on for a writer", (mark) => expect(Bun.spawnSync(["mkfifo", mark]).exitCode).toBe(0), "it is a FIFO, not a regular file"],
+      ["a link to /dev/zero, which never ends", (mark) => symlinkSync("/dev/zero", mark), "it is a symbolic link, not a regular file"],
+      ["a folder", (mark) => mkdirSync(mark), "it is a folder, not a regular file"],
+      ["a file of 5,000 bytes", (mark) => writeFileSync(mark, "7".repeat(5000)), "it holds more than 4096 bytes"],
+    ];
+    for (const [name, make, problem] of cases) {
+      test(name, async () => {
+        const path = tempDataFile();
+        writeFileSync(path, `${HEADER}{"id":1,"name":"a","categoryId":1}\n`);
+        make(`${path}.last-id`);
+        const opening = openJsonFileStore(path, { logger: quiet }).then(() => "opened", (error: Error) => error.message);
+        const outcome = await Promise.race([opening, Bun.sleep(10_000).then(() => "still opening after 10 s")]);
+        expect(outcome).toBe(`Cannot open ${path}: ${path}.last-id: ${problem}; it should hold the highest id handed out: ` +
+          "put back the one a backup kept, or delete it to number above the data file's last id");
+        expect(readFileSync(path, "utf8")).toBe(`${HEADER}{"id":1,"name":"a","categoryId":1}\n`);
+      }, 20_000);
+    }
+  });
+
   test("create 1 and 2, remove the last line while stopped, restart: the next create gets 3 and the file still loads (issue 42)", async () => {
     const path = tempDataFile();
     const first = await openJsonFileStore(path, { logger: quiet });
