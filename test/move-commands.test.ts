@@ -6,7 +6,7 @@
  * untouched or complete.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import type { PetStore } from "../src/mod.ts";
 import { createMemoryStore, exportPets, importPets, MAX_EXACT_INTEGER, StoreUnavailableError } from "../src/mod.ts";
@@ -383,4 +383,45 @@ describe("SIGTERM once the import has committed, during its read-back (issue 48,
     expectComplete(outcome, 100_000);
     expect((await databasePets(url)).length).toBe(100_000);
   }, 180_000);
+});
+
+/** A data file of `count` pets (ids 1 to `count`), written as the store writes it, without a store. */
+function dataFileOf(count: number): string {
+  const path = tempDataFile();
+  const lines = Array.from({ length: count }, (_, i) => `{"id":${i + 1},"name":"pet ${i + 1}","categoryId":${i % 7}}\n`);
+  writeFileSync(path, `{"format":"animal-store-pets","version":1}\n${lines.join("")}`);
+  return path;
+}
+
+describe("export --out (issue 48, item 10)", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`on ${runtime}: SIGTERM half way removes FILE.partial, says nothing complete was written, and exits 1`, async () => {
+      const source = dataFileOf(300_000);
+      const out = source.replace(/pets\.json$/, "backup.jsonl");
+      const child = Bun.spawn(argv(runtime, ["export", "--data-file", source, "--out", out]), { stdout: "pipe", stderr: "pipe" });
+      const stderr = new Response(child.stderr).text();
+      await waitFor("the export at work", () => (existsSync(`${out}.partial`) && statSync(`${out}.partial`).size > 0 ? true : undefined), 60_000);
+      // Frozen while signalled, so the export cannot end first however busy the machine.
+      child.kill("SIGSTOP");
+      child.kill("SIGTERM");
+      child.kill("SIGCONT");
+      expect(await child.exited).toBe(1);
+      expect(await stderr).toContain("animal-store export: stopped by SIGTERM; nothing complete was written");
+      expect(existsSync(`${out}.partial`)).toBe(false);
+      expect(existsSync(out)).toBe(false);
+    }, 120_000);
+  }
+
+  test("the file is written mode 600, as the secret it may carry is kept, even over a copy left behind mode 644", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    await store.createWithKey!({ name: "Rex", categoryId: 1 }, { client: "digest-of-alice", key: "k-1" });
+    await store.close();
+    const out = path.replace(/pets\.json$/, "backup.jsonl");
+    writeFileSync(`${out}.partial`, "left by a killed export\n", { mode: 0o644 });
+    expect(await run("bun", ["export", "--data-file", path, "--out", out])).toMatchObject({ code: 0 });
+    expect(readFileSync(out, "utf8")).toContain('"clientMacSecrets"');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}.secret`).mode & 0o777).toBe(0o600);
+  }, 60_000);
 });

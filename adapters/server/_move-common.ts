@@ -23,6 +23,18 @@ export function storeName(config: Config): string {
   return config.store === "file" ? config.dataFile : config.store === "postgres" ? "the PostgreSQL database" : "the memory store";
 }
 
+/** The signals that stop a command, as they stop the server (SIGHUP: the terminal or ssh session closed). */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** Calls `stop` with the signal's name on SIGINT, SIGTERM or SIGHUP, until the returned function is called. */
+export function onStopSignals(stop: (name: string) => void): () => void {
+  const handlers = STOP_SIGNALS.map((name) => [name, () => stop(name)] as const);
+  for (const [name, handler] of handlers) process.on(name, handler);
+  return () => {
+    for (const [name, handler] of handlers) process.off(name, handler);
+  };
+}
+
 /** Prints each problem on a line of its own, and resolves with exit code 2. */
 export function refuse(command: string, problems: readonly string[]): number {
   for (const problem of problems) process.stderr.write(`animal-store ${command}: ${problem}\n`);

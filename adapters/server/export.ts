@@ -7,7 +7,7 @@
  * same store: the JSON-file store's file is read without its lock, up to its last whole line (lines
  * are only ever appended whole); PostgreSQL's pets up to the counter as the export began.
  */
-import { createReadStream, createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import process from "node:process";
 import type { Writable } from "node:stream";
@@ -20,23 +20,43 @@ import { readSecret } from "../json-file-store/_secret-file.ts";
 import { isSecretText } from "../json-file-store/_client-mac.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
-import { storeName } from "./_move-common.ts";
+import { onStopSignals, storeName } from "./_move-common.ts";
 
 /** Bytes gathered before each write. */
 const WRITE_BYTES = 64 * 1024;
 
-/** Exports the store the settings name; resolves with the exit code (0, or 1 when the store cannot be read or the output written). */
+/**
+ * Exports the store the settings name; resolves with the exit code (0, or 1 when the store cannot be
+ * read, the output written, or a signal stopped it). `--out FILE` is written mode 600, as the secret
+ * it may carry is kept, to `FILE.partial` renamed into place once complete.
+ */
 export async function runExport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
   const out = own["--out"];
   const temp = out === undefined ? undefined : `${out}.partial`;
-  const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w" });
+  // A leftover copy keeps its own mode when truncated: it goes first.
+  if (temp !== undefined) rmSync(temp, { force: true });
+  const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w", mode: 0o600 });
   const secrets: string[] = [];
+  let renaming = false;
+  // Nothing to undo but the copy: a signal removes it, says so and ends the process at once.
+  const removeSignals = onStopSignals((name) => {
+    if (renaming) return; // complete: it is being put in place
+    if (temp !== undefined) rmSync(temp, { force: true });
+    process.stderr.write(`animal-store export: stopped by ${name}; nothing complete was written\n`);
+    process.exit(1);
+  });
   try {
     const end = await writeExport(pets(config, open, secrets), sink, () => secrets);
-    if (temp !== undefined) await closeFile(sink), await rename(temp, out!);
+    if (temp !== undefined) {
+      await closeFile(sink);
+      renaming = true;
+      await rename(temp, out!);
+    }
+    removeSignals();
     process.stderr.write(`exported ${end.count} pets (last id ${end.lastId}) from ${storeName(config)}, sha256 ${end.sha256}\n`);
     return 0;
   } catch (error) {
+    removeSignals();
     if (temp !== undefined) await closeFile(sink).catch(() => {}), await rm(temp, { force: true });
     const missing = config.store === "file" && (error as { code?: unknown }).code === "ENOENT" && !(error as { path?: string }).path?.endsWith(".partial");
     const problem = missing ? `${config.dataFile} does not exist` : error instanceof Error ? error.message : String(error);
