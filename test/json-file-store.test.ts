@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { exportPets, importPets } from "../src/mod.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess } from "./processes.ts";
@@ -182,6 +183,35 @@ describe("JSON-file store idempotency keys", () => {
     expect(lines.find((line) => line.startsWith("WARN"))).toContain(`${path}: its secret ${path}.secret was missing, so a new one was made; the 1 idempotency keys`);
     expect((await second.createWithKey!({ name: "Rex", categoryId: 1 }, key)).replayed).toBe(false);
     await second.close();
+  });
+
+  test("a file's keys imported into a file with another secret count as left behind, and a retry creates a new pet; with the same secret they came along and replay (issue 48, item 11)", async () => {
+    const alice = { client: "digest-of-alice", key: "order-1" };
+    const source = tempDataFile();
+    const from = await openJsonFileStore(source, { logger: quiet });
+    const first = (await from.createWithKey!({ name: "Rex", categoryId: 1 }, alice)).pet;
+    const moved = [];
+    for await (const item of exportPets(from)) moved.push(item);
+    await from.close();
+    const secret = readFileSync(`${source}.secret`, "utf8").trim();
+    const sameSecret = tempDataFile();
+    writeFileSync(`${sameSecret}.secret`, `${secret}\n`, { mode: 0o600 });
+    const cases = [
+      { path: tempDataFile(), secrets: [secret], summary: { count: 1, lastId: first.id, keys: 0, keysLeft: 1 }, replayed: false },
+      { path: tempDataFile(), secrets: undefined, summary: { count: 1, lastId: first.id, keys: 0, keysLeft: 1 }, replayed: false },
+      { path: sameSecret, secrets: [secret], summary: { count: 1, lastId: first.id, keys: 1, keysLeft: 0 }, replayed: true },
+    ];
+    for (const { path, secrets, summary, replayed } of cases) {
+      const target = await openJsonFileStore(path, { logger: quiet });
+      try {
+        expect(await importPets(target, moved, secrets === undefined ? {} : { clientMacSecrets: () => secrets })).toEqual(summary);
+        const retry = await target.createWithKey!({ name: "Rex", categoryId: 1 }, alice);
+        expect(retry.replayed).toBe(replayed);
+        expect(retry.pet.id === first.id).toBe(replayed);
+      } finally {
+        await target.close();
+      }
+    }
   });
 
   test("a secret file that holds no secret stops the open, naming it", async () => {

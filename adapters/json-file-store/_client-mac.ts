@@ -18,6 +18,8 @@ export type ClientMac = (client: string) => string;
 /** The MAC of the data file at `path`, and whether its secret was made just now. */
 export interface ClientSecret {
   readonly mac: ClientMac;
+  /** The secret as its file holds it, to tell whether keys moved from elsewhere were made under it. */
+  readonly text: string;
   /** Whether the file had no secret, so this one is new (and not yet kept). */
   readonly created: boolean;
   /** Writes a new secret beside the data file (durably, mode 600); does nothing for one read from there. */
@@ -55,6 +57,7 @@ export async function openClientSecret(path: string): Promise<ClientSecret> {
   }
   return {
     mac: macUnder(text),
+    text,
     created: found === undefined,
     keep: () => found === undefined ? writeSecretOnce(secretPath, text) : Promise.resolve(),
   };

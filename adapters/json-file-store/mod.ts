@@ -33,7 +33,7 @@ import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.
 import { addPet, createNumbering, createPetIndex, idsUsedUp, pageOf, petById } from "../../src/_internal/_pet-index.ts";
 import { exportIndex, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
 import { commitImport, dropImport, writeImport } from "./_import.ts";
-import type { ClientMac } from "./_client-mac.ts";
+import type { ClientMac, ClientSecret } from "./_client-mac.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
 import type { JournalKey } from "./_journal.ts";
@@ -103,7 +103,7 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     const elapsed = Math.round(performance.now() - started);
     logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
     options.observer?.keysHeld(keys.size);
-    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys, mark });
+    return journalStore({ path, file, opened, lock, logger, secret, observer: options.observer }, size, { index, keys, mark });
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -184,8 +184,8 @@ interface Journal {
   readonly opened: FileIdentity;
   readonly lock: FileLock;
   readonly logger: Pick<Console, "info" | "warn">;
-  /** What the file keeps of a key's client (see `_client-mac.ts`). */
-  readonly mac: ClientMac;
+  /** What the file keeps of a key's client, and the secret it is made under (see `_client-mac.ts`). */
+  readonly secret: ClientSecret;
   readonly observer: JsonFileStoreObserver | undefined;
 }
 
@@ -197,7 +197,8 @@ interface Loaded {
   readonly mark: number;
 }
 
-function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
+function journalStore({ path, file, opened, lock, logger, secret, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
+  const { mac } = secret;
   // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
   const numbering = createNumbering(Math.max(mark, index.all[index.all.length - 1]?.id ?? 0));
   let reserved = mark;
@@ -329,9 +330,15 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
         refuseUnlessAbove(moved.pet.id, previous, position);
         previous = moved.pet.id;
       };
-      const keyOf = ({ key }: MovedPet): JournalKey | undefined =>
-        key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
+      let macKeys = 0;
+      const keyOf = ({ key }: MovedPet): JournalKey | undefined => {
+        if (key?.clientMac !== undefined) macKeys++;
+        return key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
+      };
       const imported = await writeImport(path, file, committedSize, pets, check, keyOf);
+      // A MAC made under another secret never matches here (nor after a reopen): such keys stayed behind.
+      const secrets = options.clientMacSecrets?.() ?? [];
+      const sameSecret = secrets.length === 1 && secrets[0] === secret.text;
       const last = imported.records[imported.records.length - 1]?.pet.id ?? 0;
       try {
         if (last > reserved) await writeLastId(path, (reserved = last));
@@ -350,7 +357,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       numbering.passTo(last);
       acknowledged = Math.max(acknowledged, last);
       const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
-      return importSummary(tally, tally.withKey);
+      return importSummary(tally, tally.withKey - (sameSecret ? 0 : macKeys));
     } finally {
       flushing = undefined;
       done();
