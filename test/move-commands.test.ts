@@ -252,6 +252,45 @@ test("an export of a file that does not exist, and an import into a file a serve
   expect(await filePets(held)).toHaveLength(2);
 }, 60_000);
 
+test("SIGHUP half way into a JSON file, as a closed terminal sends it (issue 48, item 16): one line, exit 1, and the file as it was", async () => {
+  const target = tempDataFile();
+  const child = Bun.spawn(argv("bun", ["import", "--data-file", target]), { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.stdin.write('{"format":"animal-store-export","version":1}\n{"id":1,"name":"a","categoryId":1}\n');
+  await child.stdin.flush();
+  await waitFor("the import at work", () => (existsSync(`${target}.import`) ? true : undefined), 30_000);
+  child.kill("SIGHUP");
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  expect(stderr).toContain("animal-store import: stopped by SIGHUP; the import was undone, the target holds none of it");
+  expect(code).toBe(1);
+  expect(await filePets(target)).toEqual([]);
+}, 60_000);
+
+describe("names with control characters, which POST refuses, are imported as a data file holds them (issue 48, item 16)", () => {
+  const export1 = async () => {
+    const source = createMemoryStore();
+    await importPets(source, [{ pet: { id: 1, name: "bell\u0007 and tab\t", categoryId: 1 } }, { pet: { id: 2, name: "esc\u001b[31m", categoryId: 2 } }]);
+    const chunks: string[] = [];
+    await writeExport(exportPets(source), new (await import("node:stream")).Writable({ write: (chunk, _, done) => (chunks.push(String(chunk)), done()) }));
+    return chunks.join("");
+  };
+
+  test("into a JSON file: kept as they were, exit 0", async () => {
+    const target = tempDataFile();
+    expect(await run("bun", ["import", "--data-file", target], await export1())).toMatchObject({ code: 0 });
+    expect((await filePets(target)).map((pet) => (pet as { name: string }).name)).toEqual(["bell\u0007 and tab\t", "esc\u001b[31m"]);
+  }, 60_000);
+
+  test("U+0000, which PostgreSQL cannot store, is refused there naming the pets, exit 2, nothing imported", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const input = (await export1()).replace("bell\\u0007", "nul\\u0000").replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
+    const summed = input.replace('"sha256":"x"', `"sha256":"${(await run("bun", ["import", "--store", "memory"], input)).stderr.match(/sum to ([0-9a-f]{64})/)![1]}"`);
+    const outcome = await run("bun", ["import", "--store", "postgres", "--database-url", url], summed);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain("animal-store import: line 2 a pet with an id from 1 to 2 cannot be stored in PostgreSQL");
+    expect(await databasePets(url)).toEqual([]);
+  }, 60_000);
+});
+
 describe("SIGTERM half way into a JSON file", () => {
   for (const runtime of ["bun", "deno", "node"] as const) {
     test(`on ${runtime}: one line, exit 1 once the import is undone, and the file as it was`, async () => {

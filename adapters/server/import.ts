@@ -18,7 +18,7 @@ import type { ExportEnd } from "./_pet-lines.ts";
 import type { OpenStore } from "./_move-common.ts";
 import { exportPets, ImportRefusedError, importPets, MAX_EXACT_INTEGER } from "../../src/mod.ts";
 import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine, readPetLine } from "./_pet-lines.ts";
-import { refuse, storeName } from "./_move-common.ts";
+import { onStopSignals, refuse, storeName } from "./_move-common.ts";
 
 /** How long a signalled import may take to roll back before the process exits anyway. */
 const STOP_GRACE_MS = 5000;
@@ -141,7 +141,7 @@ function checkEnd(stated: ExportEnd, counted: ExportEnd, line: number): ExportEn
 }
 
 /**
- * SIGTERM and SIGINT end the input with an error (the store then undoes the import); the process
+ * SIGTERM, SIGINT and SIGHUP end the input with an error (the store then undoes the import); the process
  * exits once that is done (stdin may still hold it open on Deno), at the latest after a grace. Once
  * the import has committed there is nothing to undo: a signal only ends the read-back (`signal`).
  */
@@ -158,10 +158,7 @@ function stopOnSignals(input: { destroy(error: Error): void }): { readonly signa
       process.exit(1);
     }, STOP_GRACE_MS);
   };
-  const onTerm = () => stop("SIGTERM");
-  const onInt = () => stop("SIGINT");
-  process.on("SIGTERM", onTerm);
-  process.on("SIGINT", onInt);
+  const removeSignals = onStopSignals(stop);
   return {
     get signal() {
       return signal;
@@ -172,8 +169,7 @@ function stopOnSignals(input: { destroy(error: Error): void }): { readonly signa
       grace = undefined;
     },
     remove: () => {
-      process.off("SIGTERM", onTerm);
-      process.off("SIGINT", onInt);
+      removeSignals();
       if (grace !== undefined) process.exit(1); // undone and reported: nothing is left to wait for
     },
   };
