@@ -246,14 +246,14 @@ describe("JSON-file store idempotency keys", () => {
     const path = tempDataFile();
     writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"key":"retry-1"}}\n`);
     await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(
-      `Cannot load ${path}: line 2 has an "idempotency" member that is not {"clientMac", "key", "at"} nor {"client", "key", "at"}`,
+      `Cannot load ${path}: line 2 has an idempotency key without exactly one of "client" and "clientMac"; the file was left untouched`,
     );
   });
 
   test("a record holding both a client digest and a MAC stops the open naming file and line", async () => {
     const path = tempDataFile();
     writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"client":"a","clientMac":"b","key":"retry-1","at":1}}\n`);
-    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: line 2 has an "idempotency" member that is not`);
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: line 2 has an idempotency key without exactly one of "client" and "clientMac"`);
   });
 
   test("a closed store says so in its health", async () => {

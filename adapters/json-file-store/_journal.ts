@@ -3,7 +3,8 @@
  * The data file's format, and reading it back.
  *
  * The file is JSON Lines: a header line naming the format and version, then one pet per line in
- * ascending id order, each written whole with its newline before it is acknowledged:
+ * ascending id order (`petLine`, as an export carries pets), each written whole with its newline
+ * before it is acknowledged:
  *
  * ```
  * {"format":"animal-store-pets","version":1}
@@ -20,8 +21,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import type { IdempotencyKey, Pet } from "../../src/mod.ts";
-import { readIdempotencyKey } from "../../src/idempotency.ts";
-import { STORED_PET_FIELDS, validateStoredPet } from "../../src/validate-pet.ts";
+import { petLine, readPetLine } from "../../src/mod.ts";
 
 /** The first line of every data file, without its newline. */
 export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';
@@ -48,10 +48,8 @@ export interface JournalKey extends IdempotencyKey {
 
 /** The line (without its newline) that records a pet, and the key that created it if there was one. */
 export function journalLine(pet: Pet, key?: JournalKey): string {
-  return JSON.stringify(key === undefined ? pet : { ...pet, idempotency: { clientMac: key.client, key: key.key, at: key.at } });
+  return petLine(key === undefined ? { pet } : { pet, key: { clientMac: key.client, key: key.key, at: key.at } });
 }
-
-const RECORD_FIELDS: readonly string[] = [...STORED_PET_FIELDS, "idempotency"];
 
 const CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
@@ -77,15 +75,14 @@ export async function readJournal(
     lineNumber++;
     if (text === undefined) throw damaged("is not valid UTF-8");
     if (lineNumber === 1) return checkHeader(text, damaged);
-    const pet = validateStoredPet(text, RECORD_FIELDS);
-    if (!pet.ok) throw damaged(`is not a valid pet: ${pet.issues.join("; ")}`);
-    if (pet.value.id <= lastId) throw damaged(`has id ${pet.value.id}, not above the previous id ${lastId}`);
-    lastId = pet.value.id;
-    // Parsed a second time only when the line may hold a key: most lines hold none.
-    const key = text.includes('"idempotency"') ? readKey(JSON.parse(text).idempotency, mac) : undefined;
-    if (key === null) throw damaged('has an "idempotency" member that is not {"clientMac", "key", "at"} nor {"client", "key", "at"}');
-    if (key !== undefined && text.includes('"clientMac"')) macRecords++;
-    onPet(pet.value, key);
+    const line = readPetLine(text);
+    if (!line.ok) throw damaged(line.issues.join("; "));
+    const { pet, key } = line.value;
+    if (pet.id <= lastId) throw damaged(`has id ${pet.id}, not above the previous id ${lastId}`);
+    lastId = pet.id;
+    if (key?.clientMac !== undefined) macRecords++;
+    // `clientMac` since the MAC, `client` (the bare digest) before it.
+    onPet(pet, key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at });
   };
   const readLines = (bytes: Uint8Array) => {
     // A newline byte never occurs inside a UTF-8 sequence, so whole lines decode on their own.
@@ -116,19 +113,6 @@ export async function readJournal(
   }
   readLine(tail);
   return { size: size + carry.length, newlineMissing: true, macRecords };
-}
-
-/** The key a record's `idempotency` member holds: `undefined` when it has none, `null` when it is not a key. */
-function readKey(value: unknown, mac: (client: string) => string): JournalKey | undefined | null {
-  if (value === undefined) return undefined;
-  const { clientMac, client, key, at } = (value ?? {}) as Record<string, unknown>;
-  // Exactly one of the two: `clientMac` since the MAC, `client` (the bare digest) before it.
-  const scope = typeof clientMac === "string" && client === undefined ? clientMac
-    : typeof client === "string" && client !== "" && clientMac === undefined ? mac(client)
-    : "";
-  if (scope === "" || typeof key !== "string" || !Number.isSafeInteger(at)) return null;
-  const valid = readIdempotencyKey(key);
-  return valid.ok && valid.value === key ? { client: scope, key, at: at as number } : null;
 }
 
 /** Reads lines one at a time, to find the one that is not UTF-8. */

@@ -18,8 +18,7 @@
  * another store can match them: such an export is as sensitive as the data file and its secret together.
  */
 import { createHash } from "node:crypto";
-import type { MovedKey, MovedPet, Validation } from "../../src/mod.ts";
-import { keyProblem, STORED_PET_FIELDS, validateStoredPet } from "../../src/_internal/mod.ts";
+import type { MovedPet } from "../../src/mod.ts";
 import { isSecretText } from "../json-file-store/_client-mac.ts";
 
 /** The first line of every export, without its newline. */
@@ -27,28 +26,6 @@ export const EXPORT_HEADER = '{"format":"animal-store-export","version":1}';
 
 /** The longest line read, in bytes: no pet is near it, and a file without newlines cannot fill memory. */
 export const MAX_LINE_BYTES: number = 1024 * 1024;
-
-const LINE_FIELDS: readonly string[] = [...STORED_PET_FIELDS, "idempotency"];
-
-/** A pet's line, without its newline: the pet, and its key in `client`/`clientMac`, `key`, `at` order. */
-export function petLine({ pet, key }: MovedPet): string {
-  if (key === undefined) return JSON.stringify(pet);
-  const scope = key.client === undefined ? { clientMac: key.clientMac } : { client: key.client };
-  return JSON.stringify({ ...pet, idempotency: { ...scope, key: key.key, at: key.at } });
-}
-
-/** Reads a pet's line (of an export, or of a data file): the pet and its key, or the problem. */
-export function readPetLine(text: string): Validation<MovedPet> {
-  const pet = validateStoredPet(text, LINE_FIELDS);
-  if (!pet.ok) return { ok: false, issues: [`is not a valid pet: ${pet.issues.join("; ")}`] };
-  // Parsed a second time only when the line may hold a key: most lines hold none.
-  const key: unknown = text.includes('"idempotency"') ? JSON.parse(text).idempotency : undefined;
-  if (key === undefined) return { ok: true, value: { pet: pet.value } };
-  const problem = typeof key === "object" && key !== null ? keyProblem(key as MovedKey) : 'has an "idempotency" member that is not an object';
-  if (problem !== undefined) return { ok: false, issues: [problem] };
-  const { client, clientMac, key: name, at } = key as MovedKey;
-  return { ok: true, value: { pet: pet.value, key: client === undefined ? { clientMac: clientMac!, key: name, at } : { client, key: name, at } } };
-}
 
 /** What an export's last line states. */
 export interface ExportEnd {

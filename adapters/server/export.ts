@@ -14,12 +14,12 @@ import type { Writable } from "node:stream";
 import type { MovedPet } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { exportPets, IDEMPOTENCY_KEY_TTL_MS } from "../../src/mod.ts";
+import { exportPets, IDEMPOTENCY_KEY_TTL_MS, petLine, readPetLine } from "../../src/mod.ts";
 import { JOURNAL_HEADER, parsesAsJson } from "../json-file-store/_journal.ts";
 import { readSecret } from "../json-file-store/_secret-file.ts";
 import { isSecretText } from "../json-file-store/_client-mac.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
-import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
+import { createTally, endLine, EXPORT_HEADER, InputError, linesOf } from "./_pet-lines.ts";
 import { onStopSignals, storeName } from "./_move-common.ts";
 
 /** Bytes gathered before each write. */

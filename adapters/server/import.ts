@@ -16,8 +16,8 @@ import type { ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { exportPets, ImportRefusedError, importPets, MAX_EXACT_INTEGER } from "../../src/mod.ts";
-import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine, readPetLine } from "./_pet-lines.ts";
+import { exportPets, ImportRefusedError, importPets, MAX_EXACT_INTEGER, readPetLine } from "../../src/mod.ts";
+import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine } from "./_pet-lines.ts";
 import { onStopSignals, refuse, storeName } from "./_move-common.ts";
 
 /** How long a signalled import may take to roll back before the process exits anyway. */

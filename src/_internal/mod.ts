@@ -9,5 +9,3 @@ export { isBearerToken } from "../auth.ts";
 export { publicUrlProblem } from "../public-origin.ts";
 export { ROUTES } from "../routes.ts";
 export { rawTarget, splitUrl } from "./_request-target.ts";
-export { keyProblem } from "../move-pets/mod.ts";
-export { STORED_PET_FIELDS, validateStoredPet } from "../validate-pet.ts";
