@@ -125,6 +125,46 @@ test("the server (adapters/server/) takes the core through its public surface, t
   expect(offending).toEqual([]);
 });
 
+/** The relative imports of a file, outside comments, as paths from the repository root. */
+function importsOf(file: string, lines: readonly string[]): string[] {
+  return lines
+    .filter((line) => !/^\s*(\/\*\*|\*|\/\/)/.test(line))
+    .flatMap((line) => [...line.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)].map((match) => normalize(join(dirname(file), match[1]!))));
+}
+
+/** The project's stores: the memory store, and each `adapters/*-store/` folder's files. */
+function storeSources(): { file: string; lines: string[] }[] {
+  const folders = readdirSync("adapters").filter((name) => name.endsWith("-store")).map((name) => `adapters/${name}`);
+  return [{ file: "src/memory-store.ts", lines: readFileSync("src/memory-store.ts", "utf8").split("\n") }, ...folders.flatMap(sources)];
+}
+
+const STORES_ENTRY = "src/_internal/stores.ts";
+
+test("the stores take from src/ only its public surface (src/mod.ts) and the stores' entry, src/_internal/stores.ts (issue 49)", () => {
+  const offending = storeSources().flatMap(({ file, lines }) =>
+    importsOf(file, lines)
+      .filter((target) => file.startsWith("adapters/") ? target.startsWith("src/") && target !== "src/mod.ts" && target !== STORES_ENTRY : target.startsWith("src/_internal/") && target !== STORES_ENTRY)
+      .map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+});
+
+test("the stores' entry takes nothing from above src/_internal/: no file it reaches imports a file of src/ that uses src/_internal/ (issue 49)", () => {
+  const graph = importGraph();
+  const reach = (from: string, seen = new Set<string>()): Set<string> => {
+    for (const target of graph.get(from) ?? []) if (!seen.has(target)) seen.add(target), reach(target, seen);
+    return seen;
+  };
+  const usesInternal = (file: string) => !file.startsWith("src/_internal/") && [...reach(file)].some((target) => target.startsWith("src/_internal/"));
+  expect([...reach(STORES_ENTRY)].filter(usesInternal)).toEqual([]);
+});
+
+test("the stores' entry is small and documented: at most 10 names, and a module comment saying who takes it", () => {
+  const text = readFileSync(STORES_ENTRY, "utf8");
+  const names = [...text.matchAll(/^export (?:type )?\{([^}]+)\}/gm)].flatMap((match) => match[1]!.split(",").map((name) => name.trim()));
+  expect(names.length).toBeLessThanOrEqual(10);
+  expect(text).toStartWith("/**\n * @module\n * Private: the one entry the project's stores");
+});
+
 // Issue 34's budget for the interface a learner reads: mechanics go to src/_internal/, not to the top.
 // An operation (the files routes.ts takes a handler from) is budgeted apart, one file each, so
 // adding one never pushes a rule out of the interface (issue 42).

@@ -26,12 +26,9 @@ import type { FileHandle } from "node:fs/promises";
 import { open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
-import type { KeyTable } from "../../src/_internal/_idempotency-keys.ts";
-import type { PetIndex } from "../../src/_internal/_pet-index.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from "../../src/mod.ts";
-import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, idsUsedUp, pageOf, petById } from "../../src/_internal/_pet-index.ts";
-import { exportIndex, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import type { PetTable } from "../../src/_internal/stores.ts";
+import { createPetTable, idsUsedUp, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/stores.ts";
 import { commitImport, dropImport, writeImport } from "./_import.ts";
 import type { ClientMac, ClientSecret } from "./_client-mac.ts";
 import type { FileLock } from "./_file-lock.ts";
@@ -86,13 +83,11 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     await dropImport(path); // the copy of an import that stopped half way: the file never had it
     const secret = await openClientSecret(path);
     const mark = await readLastId(path);
-    const index = createPetIndex();
-    const keys = createKeyTable(options.maxIdempotencyKeys);
+    const table = createPetTable(options.maxIdempotencyKeys);
     const now = Date.now();
     file = await openJournal(path);
     const { size, macRecords } = await loadJournal(file, path, (pet, key) => {
-      addPet(index, pet);
-      if (key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS) keys.add(key, pet.id, key.at);
+      table.add(pet, key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? key : undefined);
     }, secret.mac, logger);
     await secret.keep();
     if (secret.created && macRecords > 0) {
@@ -101,9 +96,9 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     }
     const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
-    logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    options.observer?.keysHeld(keys.size);
-    return journalStore({ path, file, opened, lock, logger, secret, observer: options.observer }, size, { index, keys, mark });
+    logger.info(`opened ${path}: ${table.size} pets loaded in ${elapsed} ms`);
+    options.observer?.keysHeld(table.keysHeld);
+    return journalStore({ path, file, opened, lock, logger, secret, observer: options.observer }, size, table, mark);
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -137,7 +132,7 @@ async function openJournal(path: string): Promise<FileHandle> {
 }
 
 /**
- * Reads the file into the index and repairs its end; resolves with the size new records go after,
+ * Reads the file into the table and repairs its end; resolves with the size new records go after,
  * and how many records hold a MAC.
  */
 async function loadJournal(
@@ -189,22 +184,18 @@ interface Journal {
   readonly observer: JsonFileStoreObserver | undefined;
 }
 
-/** What the store holds in memory: every pet, and the recent idempotency keys. */
-interface Loaded {
-  readonly index: PetIndex;
-  readonly keys: KeyTable;
-  /** The highest id handed out as `<file>.last-id` holds it (see `_last-id.ts`). */
-  readonly mark: number;
-}
-
-function journalStore({ path, file, opened, lock, logger, secret, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
+/**
+ * The store over its open file and the pets loaded from it; `mark` is the highest id handed out as
+ * `<file>.last-id` holds it (see `_last-id.ts`).
+ */
+function journalStore({ path, file, opened, lock, logger, secret, observer }: Journal, committedSize: number, table: PetTable, mark: number): PetStore {
   const { mac } = secret;
   // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
-  const numbering = createNumbering(Math.max(mark, index.all[index.all.length - 1]?.id ?? 0));
+  table.passTo(mark);
   let reserved = mark;
   // The highest id acknowledged (or loaded): what a clean close leaves as the mark. An id given to a
   // create that was refused was never acknowledged, so the next run may give it again.
-  let acknowledged = numbering.last;
+  let acknowledged = table.lastId;
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
@@ -246,8 +237,8 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
   }
 
   async function writeBatch(all: readonly PendingCreate[]): Promise<void> {
-    refuseUsedUp(all.slice(numbering.left));
-    const batch = all.slice(0, numbering.left);
+    refuseUsedUp(all.slice(table.idsLeft));
+    const batch = all.slice(0, table.idsLeft);
     if (batch.length === 0) return;
     // Before writing only the lock needs checking: without it another server may own the file. A
     // deleted or replaced file takes the write harmlessly, and is caught before anything is acknowledged.
@@ -255,13 +246,13 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
       // The lock goes with a removed folder: find out what happened to the file as well.
       return await stopFor((await lossOf(path, opened, lock).catch(() => undefined)) ?? "unlocked", batch);
     }
-    const pets = batch.map((entry) => numbering.next(entry.pet));
+    const pets = batch.map((entry) => table.number(entry.pet));
     const lines = batch.map((entry, i) => `${journalLine(pets[i]!, entry.key)}\n`).join("");
     let written: number;
     let loss: Loss | undefined;
     let fsyncSeconds = 0;
     try {
-      const highest = numbering.last;
+      const highest = table.lastId;
       if (highest > reserved) await writeLastId(path, (reserved = Math.min(highest + RESERVE_STEP, MAX_EXACT_INTEGER)));
       written = await append(file, lines);
       const syncing = performance.now();
@@ -282,12 +273,11 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
     committedSize += written;
     acknowledged = pets[pets.length - 1]!.id;
     batch.forEach((entry, i) => {
-      addPet(index, pets[i]!);
-      if (entry.key !== undefined) keys.add(entry.key, pets[i]!.id, entry.key.at);
+      table.add(pets[i]!, entry.key);
       entry.resolve(pets[i]!);
     });
     observer?.committed(batch.length, fsyncSeconds);
-    observer?.keysHeld(keys.size);
+    observer?.keysHeld(table.keysHeld);
   }
 
   function enqueue(pet: NewPet, key: JournalKey | undefined): Promise<Pet> {
@@ -302,9 +292,9 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
   async function createWithKey(pet: NewPet, asked: IdempotencyKey): Promise<KeyedCreate> {
     const at = Date.now();
     const key = { client: mac(asked.client), key: asked.key };
-    const earlier = petById(index, keys.find(key, at) ?? 0);
+    const earlier = table.keyed(key, at);
     if (earlier !== undefined) return { pet: earlier, replayed: true };
-    const name = tableKey(key);
+    const name = `${key.client}\n${key.key}`; // the MAC has no newline, so no two keys give one name
     const inFlight = writing.get(name);
     if (inFlight !== undefined) return { pet: await inFlight, replayed: true };
     const created = enqueue(pet, { client: key.client, key: key.key, at });
@@ -324,8 +314,8 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
     let done!: () => void;
     flushing = new Promise((resolve) => (done = resolve));
     try {
-      refuseUnlessEmpty(index.all.length, options.append === true);
-      let previous = options.append === true ? numbering.last : 0;
+      refuseUnlessEmpty(table.size, options.append === true);
+      let previous = options.append === true ? table.lastId : 0;
       const check = (moved: MovedPet, position: number) => {
         refuseUnlessAbove(moved.pet.id, previous, position);
         previous = moved.pet.id;
@@ -351,10 +341,8 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
       }
       await reopen(imported.size);
       for (const { pet, key } of imported.records) {
-        addPet(index, pet);
-        if (key !== undefined) keys.add(key, pet.id, key.at);
+        table.add(pet, key);
       }
-      numbering.passTo(last);
       acknowledged = Math.max(acknowledged, last);
       const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
       return importSummary(tally, tally.withKey - (sameSecret ? 0 : macKeys));
@@ -382,10 +370,10 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
   return {
     create: (pet) => enqueue(pet, undefined),
     createWithKey,
-    exportPets: () => exportIndex(index, keys, (clientMac, key, at) => ({ clientMac, key, at })),
+    exportPets: () => table.exportPets(({ client, key, at }) => ({ clientMac: client, key, at })),
     importPets,
-    get: (id) => Promise.resolve(petById(index, id)),
-    list: (query) => Promise.resolve(pageOf(index, query)),
+    get: (id) => Promise.resolve(table.get(id)),
+    list: (query) => Promise.resolve(table.list(query)),
     async health() {
       if (failure !== undefined) return { ok: false, reason: failure.message };
       if (closed) return { ok: false, reason: "the store is closed" };
@@ -409,7 +397,7 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
         logger.warn(`${path}: the lock file ${path}.lock could not be removed (${describeError(error)}); ` +
           "the next server on this file takes it over once it sees this one has stopped");
       }
-      logger.info(`closed ${path}: ${index.all.length} pets`);
+      logger.info(`closed ${path}: ${table.size} pets`);
     },
   };
 }

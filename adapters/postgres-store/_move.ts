@@ -12,7 +12,7 @@
  */
 import type { ImportOptions, ImportSummary, MovedPet, PetStatus } from "../../src/mod.ts";
 import { ImportRefusedError, withId } from "../../src/mod.ts";
-import { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/stores.ts";
 import { describeError, isDataFailure } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 

@@ -27,7 +27,7 @@
  */
 import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
 import { MAX_EXACT_INTEGER, withId } from "../../src/mod.ts";
-import { idsUsedUp } from "../../src/_internal/_pet-index.ts";
+import { idsUsedUp } from "../../src/_internal/stores.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
