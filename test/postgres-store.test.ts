@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import postgres from "postgres";
 import type { PetStore } from "../src/mod.ts";
 import { importPets, StoreUnavailableError } from "../src/mod.ts";
-import { macUnder } from "../adapters/json-file-store/_client-mac.ts";
+import { macUnder } from "../adapters/_client-mac.ts";
 import type { SqlClient, SqlValue } from "../adapters/postgres-store/mod.ts";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";

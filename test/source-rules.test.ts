@@ -134,8 +134,7 @@ function importsOf(file: string, lines: readonly string[]): string[] {
 
 /** The project's stores: the memory store, and each `adapters/*-store/` folder's files. */
 function storeSources(): { file: string; lines: string[] }[] {
-  const folders = readdirSync("adapters").filter((name) => name.endsWith("-store")).map((name) => `adapters/${name}`);
-  return [{ file: "src/memory-store.ts", lines: readFileSync("src/memory-store.ts", "utf8").split("\n") }, ...folders.flatMap(sources)];
+  return [{ file: "src/memory-store.ts", lines: readFileSync("src/memory-store.ts", "utf8").split("\n") }, ...storeFolders().flatMap(sources)];
 }
 
 const STORES_ENTRY = "src/_internal/stores.ts";
@@ -163,6 +162,20 @@ test("the stores' entry is small and documented: at most 10 names, and a module 
   const names = [...text.matchAll(/^export (?:type )?\{([^}]+)\}/gm)].flatMap((match) => match[1]!.split(",").map((name) => name.trim()));
   expect(names.length).toBeLessThanOrEqual(10);
   expect(text).toStartWith("/**\n * @module\n * Private: the one entry the project's stores");
+});
+
+/** The folders of the project's stores under `adapters/`. */
+function storeFolders(): string[] {
+  return readdirSync("adapters").filter((name) => name.endsWith("-store")).map((name) => `adapters/${name}`);
+}
+
+test("no store imports another: what two stores share lives in a place of its own (adapters/_client-mac.ts, adapters/_files/) (issue 49)", () => {
+  const offending = storeFolders().flatMap((folder) =>
+    sources(folder).flatMap(({ file, lines }) =>
+      importsOf(file, lines)
+        .filter((target) => storeFolders().some((other) => other !== folder && target.startsWith(`${other}/`)))
+        .map((target) => `${file} -> ${target}`)));
+  expect(offending).toEqual([]);
 });
 
 // Issue 34's budget for the interface a learner reads: mechanics go to src/_internal/, not to the top.

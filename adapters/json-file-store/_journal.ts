@@ -14,7 +14,7 @@
  * ```
  *
  * A pet created with an `Idempotency-Key` carries the key in its own line (`clientMac` is an HMAC
- * of the API key's digest under the file's secret, see `_client-mac.ts`; `at` the time in
+ * of the API key's digest under the file's secret, see `../_client-mac.ts`; `at` the time in
  * milliseconds), so the pet and its key are written, and survive a crash, together. Files written
  * before keys existed read unchanged; records written before the MAC hold the bare digest as
  * `client`, and read as their MAC.
@@ -40,7 +40,7 @@ export interface JournalContents {
 
 /**
  * An idempotency key as the store keeps it: `client` is the MAC of the client's digest (see
- * `_client-mac.ts`), `at` the time its pet was created, in milliseconds since the epoch.
+ * `../_client-mac.ts`), `at` the time its pet was created, in milliseconds since the epoch.
  */
 export interface JournalKey extends IdempotencyKey {
   readonly at: number;

@@ -11,8 +11,8 @@
  */
 import { rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
-import { readSmallFile } from "./_secret-file.ts";
+import { syncFolder, writeDurably } from "../_files/durable-write.ts";
+import { readSmallFile } from "../_files/secret-file.ts";
 
 /** How far ahead of the ids written the mark is moved, in ids. */
 export const RESERVE_STEP = 1000;

@@ -13,7 +13,7 @@
  *   refuses further creates until a restart reloads the file.
  * - A create with an idempotency key writes the key in the pet's own line; the keys of the last 24
  *   hours are loaded back on open, at most `maxIdempotencyKeys` of them. The API key behind it is
- *   kept only as an HMAC under a secret beside the file (see `_client-mac.ts`).
+ *   kept only as an HMAC under a secret beside the file (see `_client-secret.ts`).
  * - A lock file keeps a second process from writing the same file (see `_file-lock.ts`).
  * - Before writing and again before acknowledging, the store checks that the path still leads to
  *   the file it opened and the lock is still its own (see `_lost-data-file.ts`); if not, creates
@@ -30,16 +30,18 @@ import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from
 import type { PetTable } from "../../src/_internal/stores.ts";
 import { createPetTable, idsUsedUp, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/stores.ts";
 import { commitImport, dropImport, writeImport } from "./_import.ts";
-import type { ClientMac, ClientSecret } from "./_client-mac.ts";
+import type { ClientMac } from "../_client-mac.ts";
+import type { ClientSecret } from "./_client-secret.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
 import type { JournalKey } from "./_journal.ts";
-import { openClientSecret } from "./_client-mac.ts";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
+import { openClientSecret } from "./_client-secret.ts";
+import { syncFolder, writeDurably } from "../_files/durable-write.ts";
 import { fenceOff } from "./_fence.ts";
-import { acquireLock, errorCode } from "./_file-lock.ts";
+import { errorCode } from "../_files/error-code.ts";
+import { acquireLock } from "./_file-lock.ts";
 import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
-import { makeFolder } from "./_make-folder.ts";
+import { makeFolder } from "../_files/make-folder.ts";
 import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 import { RESERVE_STEP, readLastId, writeLastId } from "./_last-id.ts";
 
@@ -179,7 +181,7 @@ interface Journal {
   readonly opened: FileIdentity;
   readonly lock: FileLock;
   readonly logger: Pick<Console, "info" | "warn">;
-  /** What the file keeps of a key's client, and the secret it is made under (see `_client-mac.ts`). */
+  /** What the file keeps of a key's client, and the secret it is made under (see `_client-secret.ts`). */
   readonly secret: ClientSecret;
   readonly observer: JsonFileStoreObserver | undefined;
 }

@@ -32,8 +32,8 @@ import { againIfUndone, createFailure, describeError, isDataFailure, isTransient
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
 import { exportPets, importPets, MAC_PREFIX } from "./_move.ts";
-import type { ClientMac } from "../json-file-store/_client-mac.ts";
-import { macUnder } from "../json-file-store/_client-mac.ts";
+import type { ClientMac } from "../_client-mac.ts";
+import { macUnder } from "../_client-mac.ts";
 
 export type { Row, SqlClient, SqlQuery, SqlValue } from "./sql-client.ts";
 
@@ -51,6 +51,9 @@ export interface PostgresStoreOptions {
 
 /** The schema version this code creates and reads. */
 export { SCHEMA_VERSION } from "./_schema.ts";
+
+/** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
+export { sqlState } from "./_failures.ts";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;

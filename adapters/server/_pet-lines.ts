@@ -19,7 +19,7 @@
  */
 import { createHash } from "node:crypto";
 import type { MovedPet } from "../../src/mod.ts";
-import { isSecretText } from "../json-file-store/_client-mac.ts";
+import { isSecretText } from "../_client-mac.ts";
 
 /** The first line of every export, without its newline. */
 export const EXPORT_HEADER = '{"format":"animal-store-export","version":1}';

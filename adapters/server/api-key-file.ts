@@ -8,8 +8,8 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isBearerToken } from "../../src/_internal/mod.ts";
-import { readSecret, writeSecretOnce } from "../json-file-store/_secret-file.ts";
-import { errorCode } from "../json-file-store/_file-lock.ts";
+import { errorCode } from "../_files/error-code.ts";
+import { readSecret, writeSecretOnce } from "../_files/secret-file.ts";
 
 /** The file in the data folder that keeps the generated key. */
 const API_KEY_FILE = "api-key";
@@ -28,7 +28,7 @@ const KEEP_ATTEMPTS = 5;
 /**
  * The key kept in `folder`, or `generated`, written there first (mode 600, in one step: a temp file
  * linked into place, so a server starting at the same moment reads one whole key, and the first wins).
- * A key file that is not a regular file of its owner's alone is refused (`json-file-store/_secret-file.ts`).
+ * A key file that is not a regular file of its owner's alone is refused (`_files/secret-file.ts`).
  */
 export async function keepApiKey(folder: string, generated: string): Promise<GeneratedKey> {
   const path = join(folder, API_KEY_FILE);

@@ -9,7 +9,7 @@ import { rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import { makeFolder } from "../json-file-store/_make-folder.ts";
+import { makeFolder } from "../_files/make-folder.ts";
 
 /** Why this machine cannot listen on `host`, or `undefined` when it can (tried on a free port, then let go). */
 export function hostProblem(host: string): Promise<string | undefined> {

@@ -1,6 +1,6 @@
 /**
  * @module
- * The small files kept beside the data file: the secrets (the client MAC's secret, the server's
+ * Private, shared by the JSON-file store and the standalone server: the small files kept beside the data file: the secrets (the client MAC's secret, the server's
  * generated API key), written once, mode 600, and `pets.json.last-id`; each read back only from what
  * their writes leave, a regular file of a few bytes, and a secret only when its owner alone may use it.
  *
@@ -14,8 +14,8 @@ import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { link, lstat, open, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
-import { errorCode } from "./_file-lock.ts";
+import { syncFolder, writeDurably } from "./durable-write.ts";
+import { errorCode } from "./error-code.ts";
 
 /** The most bytes a small file beside the data file may hold. */
 export const MAX_SECRET_BYTES = 4096;
