@@ -169,6 +169,19 @@ function storeFolders(): string[] {
   return readdirSync("adapters").filter((name) => name.endsWith("-store")).map((name) => `adapters/${name}`);
 }
 
+test("no file outside a store's folder imports a private (_) file of it: the server and the other stores take its entry (issue 49)", () => {
+  const offending = ["src", "adapters"].flatMap(sources).flatMap(({ file, lines }) =>
+    importsOf(file, lines)
+      .filter((target) => storeFolders().some((folder) => target.startsWith(`${folder}/_`) && !file.startsWith(`${folder}/`)))
+      .map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+});
+
+test("nothing outside adapters/json-file-store/ reads its data file: the file's format name appears nowhere else (issue 49)", () => {
+  const elsewhere = ["src", "adapters"].flatMap((folder) => offending(folder, /animal-store-pets/)).filter((where) => !where.startsWith("adapters/json-file-store/"));
+  expect(elsewhere).toEqual([]);
+});
+
 test("no store imports another: what two stores share lives in a place of its own (adapters/_client-mac.ts, adapters/_files/) (issue 49)", () => {
   const offending = storeFolders().flatMap((folder) =>
     sources(folder).flatMap(({ file, lines }) =>

@@ -20,7 +20,7 @@
  * `client`, and read as their MAC.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { IdempotencyKey, Pet } from "../../src/mod.ts";
+import type { IdempotencyKey, MovedPet, Pet } from "../../src/mod.ts";
 import { petLine, readPetLine } from "../../src/mod.ts";
 
 /** The first line of every data file, without its newline. */
@@ -55,21 +55,18 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a data file, handing each pet to `onPet` in order, with its key as the store keeps it
- * (`mac` turns the bare digests of older records into their MAC). Rejects, naming the file and
- * line, on anything but a torn final line: a bad header, a line that is not a valid pet, ids out of
- * order. An empty file reads as size 0, to be given a header.
+ * Reads a data file from where `file` stands, 4 MiB at a time, yielding the pets of each stretch in
+ * order, each with its key as the line holds it (`clientMac`, or an older line's bare `client`);
+ * once done, `found.contents` says what the reading found. Throws, naming the file and line (`Cannot
+ * <what> …`), on anything but a torn final line: a bad header, a line that is not a valid pet, ids
+ * out of order. An empty file reads as size 0, to be given a header.
  */
-export async function readJournal(
-  file: FileHandle,
-  path: string,
-  onPet: (pet: Pet, key: JournalKey | undefined) => void,
-  mac: (client: string) => string,
-): Promise<JournalContents> {
+export async function* readJournal(file: FileHandle, path: string, what: string, found: { contents?: JournalContents }): AsyncIterable<readonly MovedPet[]> {
   let lineNumber = 0;
   let lastId = 0;
   let macRecords = 0;
-  const damaged = (problem: string) => new Error(`Cannot load ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
+  let pets: MovedPet[] = [];
+  const damaged = (problem: string) => new Error(`Cannot ${what} ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
   /** Reads one line; `undefined` stands for a line that is not UTF-8. */
   const readLine = (text: string | undefined) => {
     lineNumber++;
@@ -81,8 +78,7 @@ export async function readJournal(
     if (pet.id <= lastId) throw damaged(`has id ${pet.id}, not above the previous id ${lastId}`);
     lastId = pet.id;
     if (key?.clientMac !== undefined) macRecords++;
-    // `clientMac` since the MAC, `client` (the bare digest) before it.
-    onPet(pet, key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at });
+    pets.push(line.value);
   };
   const readLines = (bytes: Uint8Array) => {
     // A newline byte never occurs inside a UTF-8 sequence, so whole lines decode on their own.
@@ -103,16 +99,23 @@ export async function readJournal(
     readLines(chunk.subarray(0, end));
     size += end;
     carry = chunk.slice(end);
+    if (pets.length > 0) yield pets;
+    pets = [];
   }
-  if (carry.length === 0) return { size, newlineMissing: false, macRecords };
   // A crash mid-write leaves a prefix of a JSON object, which never parses; anything that does
   // parse is a whole line and is read (and judged) like the others.
+  if (carry.length === 0) {
+    found.contents = { size, newlineMissing: false, macRecords };
+    return;
+  }
   const tail = decode(carry);
   if (tail === undefined || !parsesAsJson(tail)) {
-    return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry }, macRecords };
+    found.contents = { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry }, macRecords };
+    return;
   }
   readLine(tail);
-  return { size: size + carry.length, newlineMissing: true, macRecords };
+  yield pets;
+  found.contents = { size: size + carry.length, newlineMissing: true, macRecords };
 }
 
 /** Reads lines one at a time, to find the one that is not UTF-8. */

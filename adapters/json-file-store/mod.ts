@@ -21,6 +21,8 @@
  * - Writes only ever append (`O_APPEND`), and a lock taken from an owner that may only be frozen
  *   gives the path a new file first (see `_fence.ts`): a woken owner's write lands nowhere it can
  *   overwrite the new owner's lines.
+ * - `openJsonFileSnapshot` reads the file for an export while a server writes it (see `_snapshot.ts`):
+ *   nothing outside this folder reads the file.
  */
 import type { FileHandle } from "node:fs/promises";
 import { open, rename, stat } from "node:fs/promises";
@@ -34,7 +36,7 @@ import type { ClientMac } from "../_client-mac.ts";
 import type { ClientSecret } from "./_client-secret.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
-import type { JournalKey } from "./_journal.ts";
+import type { JournalContents, JournalKey } from "./_journal.ts";
 import { openClientSecret } from "./_client-secret.ts";
 import { syncFolder, writeDurably } from "../_files/durable-write.ts";
 import { fenceOff } from "./_fence.ts";
@@ -72,6 +74,14 @@ interface PendingCreate {
 }
 
 const encoder = new TextEncoder();
+
+export type { JsonFileSnapshot } from "./_snapshot.ts";
+
+/**
+ * Opens the data file at a path to export it while a server may be writing it (`animal-store
+ * export` does): without its lock and without writing anything, its pets up to its last whole line.
+ */
+export { openSnapshot as openJsonFileSnapshot } from "./_snapshot.ts";
 
 /** Opens (creating it and its folder if needed) the data file at `path` and loads every pet. */
 export async function openJsonFileStore(path: string, options: JsonFileStoreOptions = {}): Promise<PetStore> {
@@ -144,7 +154,13 @@ async function loadJournal(
   mac: ClientMac,
   logger: Pick<Console, "warn">,
 ): Promise<{ size: number; macRecords: number }> {
-  const contents = await readJournal(file, path, onPet, cached(mac));
+  const found: { contents?: JournalContents } = {};
+  const macOf = cached(mac);
+  for await (const pets of readJournal(file, path, "load", found)) {
+    // `clientMac` since the MAC, `client` (the bare digest) before it.
+    for (const { pet, key } of pets) onPet(pet, key === undefined ? undefined : { client: key.clientMac ?? macOf(key.client!), key: key.key, at: key.at });
+  }
+  const contents = found.contents!;
   let size = contents.size;
   if (size === 0) {
     size = await append(file, `${JOURNAL_HEADER}\n`);

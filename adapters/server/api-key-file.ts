@@ -1,9 +1,9 @@
 /**
  * @module
- * The API key the standalone server generates when `API_KEYS` is not set, kept in the data folder
- * (`data/api-key`, mode 600) so that later starts reuse it: the pets stay, and so does the key
- * every curl command and the reference page were given. With `STORE=memory` nothing is kept, the
- * key no more than the pets.
+ * The API key the standalone server generates when `API_KEYS` is not set, kept in the folder the
+ * store's row names (beside the data file, `data/api-key`, mode 600) so that later starts reuse it:
+ * the pets stay, and so does the key every curl command and the reference page were given. With
+ * `STORE=memory` nothing is kept, the key no more than the pets.
  */
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -11,7 +11,7 @@ import { isBearerToken } from "../../src/_internal/mod.ts";
 import { errorCode } from "../_files/error-code.ts";
 import { readSecret, writeSecretOnce } from "../_files/secret-file.ts";
 
-/** The file in the data folder that keeps the generated key. */
+/** The file in the store's folder that keeps the generated key. */
 const API_KEY_FILE = "api-key";
 
 /** A generated key and where it is kept (`path` absent when it is not kept). */
@@ -71,8 +71,8 @@ async function createKeyFile(path: string, key: string): Promise<boolean> {
  * The line the server prints about a generated key: the key when it was made now, and whether and
  * where it is kept. A kept key is not printed again: the file is its one copy, readable by its owner.
  */
-export function keyNotice(generated: GeneratedKey): string {
-  if (generated.path === undefined) return `API_KEYS is not set; generated API key: ${generated.key} (not kept: STORE=memory)`;
+export function keyNotice(generated: GeneratedKey, store: string): string {
+  if (generated.path === undefined) return `API_KEYS is not set; generated API key: ${generated.key} (not kept: STORE=${store})`;
   if (generated.reused) return `API_KEYS is not set; using the API key an earlier start kept in ${generated.path} (read it there)`;
   return `API_KEYS is not set; generated API key: ${generated.key} (kept in ${generated.path} for later starts)`;
 }
