@@ -2,7 +2,7 @@
  * @module
  * The contract across a close and reopen (`reopenChecks`), for stores that keep their pets.
  */
-import type { NewPet, PetStore } from "../mod.ts";
+import type { NewPet, Pet, PetStore } from "../mod.ts";
 import type { StoreCheck } from "./_expect.ts";
 import { ALICE, expectEqual, expectTrue, show } from "./_expect.ts";
 
@@ -16,13 +16,15 @@ export interface ReopenableStore {
 
 /**
  * The contract across a close and reopen, for stores that keep their pets (each check gets fresh
- * data from `fresh`): ids are never reused, even once the newest pet is gone from the data; and a
+ * data from `fresh`): every acknowledged create is there after a reopen, also one in flight when
+ * `close` was called; ids are never reused, even once the newest pet is gone from the data; and a
  * keyed retry whose pet is gone creates a new pet under the key, as in every store.
  */
 export function reopenChecks(fresh: () => Promise<ReopenableStore>): StoreCheck[] {
   return [
     { name: "ids are never reused, even after the newest pet is gone from the data", run: async () => idsNeverReused(await fresh()) },
     { name: "a keyed retry whose pet is gone creates a new pet, and the key then replays it", run: async () => retryAfterPetGone(await fresh()) },
+    { name: "every acknowledged create survives a close and reopen, also those in flight when close was called", run: async () => acknowledgedSurvive(await fresh()) },
   ];
 }
 
@@ -34,6 +36,45 @@ async function withOpened<T>(data: ReopenableStore, body: (store: PetStore) => P
   } finally {
     await store.close();
   }
+}
+
+/** Every pet the store lists, page by page. */
+async function listAll(store: PetStore): Promise<Pet[]> {
+  const pets: Pet[] = [];
+  for (;;) {
+    const page = await store.list({ limit: 100, after: pets[pets.length - 1]?.id ?? 0 });
+    pets.push(...page);
+    if (page.length < 100) return pets;
+  }
+}
+
+/** Creates pets, some not yet acknowledged when `close` is called; resolves with those acknowledged, and the keyed one. */
+async function createThenClose(store: PetStore): Promise<{ pets: Pet[]; keyed: Pet | undefined }> {
+  let closing: Promise<void> | undefined;
+  try {
+    const first = await Promise.all(Array.from({ length: 60 }, (_, i) => store.create({ name: `before ${i}`, categoryId: i, ...(i % 3 === 0 ? { status: "sold" as const } : {}) })));
+    const keyed = (await store.createWithKey?.({ name: "keyed", categoryId: 1 }, ALICE))?.pet;
+    // Not awaited before the close: `close` finishes pending writes, so each one that resolves is kept.
+    const inFlight = Array.from({ length: 60 }, (_, i) => store.create({ name: `in flight ${i}`, categoryId: i }).catch(() => undefined));
+    await (closing = store.close());
+    const settled = (await Promise.all(inFlight)).filter((pet): pet is Pet => pet !== undefined);
+    return { pets: [...first, ...(keyed === undefined ? [] : [keyed]), ...settled].sort((a, b) => a.id - b.id), keyed };
+  } finally {
+    if (closing === undefined) await store.close();
+  }
+}
+
+async function acknowledgedSurvive(data: ReopenableStore): Promise<void> {
+  const acknowledged = await createThenClose(await data.open());
+  await withOpened(data, async (store) => {
+    const listed = await listAll(store);
+    const missing = acknowledged.pets.filter((pet) => !listed.some((found) => found.id === pet.id));
+    expectEqual("the acknowledged pets missing after a reopen", missing, []);
+    expectEqual("the acknowledged pets as listed after a reopen", listed.filter((pet) => acknowledged.pets.some((kept) => kept.id === pet.id)), acknowledged.pets);
+    if (acknowledged.keyed !== undefined) {
+      expectEqual("a keyed retry after a reopen", await store.createWithKey!({ name: "keyed", categoryId: 1 }, ALICE), { pet: acknowledged.keyed, replayed: true });
+    }
+  });
 }
 
 async function idsNeverReused(data: ReopenableStore): Promise<void> {

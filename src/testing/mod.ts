@@ -13,6 +13,7 @@
 import type { IdempotencyKey, KeyedCreate, NewPet, Pet, PetStore } from "../mod.ts";
 import type { StoreCheck } from "./_expect.ts";
 import { ALICE, checkOn, expectEqual, expectTrue, show } from "./_expect.ts";
+import { EVENT_LOOP_BOUND_MS, neverHoldsTheLoop } from "./_event-loop.ts";
 
 export type { StoreCheck } from "./_expect.ts";
 export type { ReopenableStore } from "./_reopen-checks.ts";
@@ -27,6 +28,7 @@ export function storeChecks(open: () => Promise<PetStore>): StoreCheck[] {
     check("get returns the pet, or undefined for an id never assigned", getFindsOrMisses),
     check("list pages in ascending id order after the cursor, filtered by status", listPages),
     check("concurrent creates get distinct ids and are all listed", concurrentCreates),
+    check(`under load (bursts of creates, keyed creates, pages, gets, an export) no call holds the event loop more than ${EVENT_LOOP_BOUND_MS} ms`, neverHoldsTheLoop),
   ];
 }
 
