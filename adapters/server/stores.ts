@@ -15,7 +15,7 @@ import type { TraceExport } from "./_otlp-export.ts";
 import { createMemoryStore, exportPets } from "../../src/mod.ts";
 import { openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
 import { openPostgresStore } from "../postgres-store/mod.ts";
-import { dataFileProblem } from "./listen-checks.ts";
+import { storeFileProblem } from "./listen-checks.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { sqlWithSpans } from "./_sql-spans.ts";
 
@@ -59,7 +59,7 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
   file: {
     describe: (config) => config.dataFile,
     keyFolder: (config) => dirname(config.dataFile),
-    problem: (config) => dataFileProblem(config.dataFile),
+    problem: (config) => storeFileProblem(config.dataFile, "DATA_FILE"),
     open: (config, { notices, metrics }) => openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) }),
     // Read without the lock, up to the last whole line, while a server may be writing it.
     openExport: (config) => openJsonFileSnapshot(config.dataFile),
