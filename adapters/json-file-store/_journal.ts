@@ -51,17 +51,24 @@ export function journalLine(pet: Pet, key?: JournalKey): string {
   return petLine(key === undefined ? { pet } : { pet, key: { clientMac: key.client, key: key.key, at: key.at } });
 }
 
-const CHUNK_BYTES = 4 * 1024 * 1024;
+/** How much of the file is read at a time when it is loaded: big reads, fewer turns. */
+const LOAD_CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a data file from where `file` stands, 4 MiB at a time, yielding the pets of each stretch in
- * order, each with its key as the line holds it (`clientMac`, or an older line's bare `client`);
- * once done, `found.contents` says what the reading found. Throws, naming the file and line (`Cannot
- * <what> …`), on anything but a torn final line: a bad header, a line that is not a valid pet, ids
- * out of order. An empty file reads as size 0, to be given a header.
+ * Reads a data file from where `file` stands, `chunkBytes` at a time, yielding the pets of each
+ * stretch in order, each with its key as the line holds it (`clientMac`, or an older line's bare
+ * `client`); once done, `found.contents` says what the reading found. Throws, naming the file and
+ * line (`Cannot <what> …`), on anything but a torn final line: a bad header, a line that is not a
+ * valid pet, ids out of order. An empty file reads as size 0, to be given a header.
  */
-export async function* readJournal(file: FileHandle, path: string, what: string, found: { contents?: JournalContents }): AsyncIterable<readonly MovedPet[]> {
+export async function* readJournal(
+  file: FileHandle,
+  path: string,
+  what: string,
+  found: { contents?: JournalContents },
+  chunkBytes: number = LOAD_CHUNK_BYTES,
+): AsyncIterable<readonly MovedPet[]> {
   let lineNumber = 0;
   let lastId = 0;
   let macRecords = 0;
@@ -90,9 +97,9 @@ export async function* readJournal(file: FileHandle, path: string, what: string,
 
   let size = 0;
   let carry = new Uint8Array(0);
-  const buffer = new Uint8Array(CHUNK_BYTES);
+  const buffer = new Uint8Array(chunkBytes);
   for (;;) {
-    const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, null);
+    const { bytesRead } = await file.read(buffer, 0, chunkBytes, null);
     if (bytesRead === 0) break;
     const chunk = concat(carry, buffer.subarray(0, bytesRead));
     const end = chunk.lastIndexOf(NEWLINE) + 1;

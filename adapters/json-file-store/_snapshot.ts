@@ -14,6 +14,9 @@ import { errorCode } from "../_files/error-code.ts";
 import { readSecret } from "../_files/secret-file.ts";
 import { readJournal } from "./_journal.ts";
 
+/** How much of the file an export reads at a time: small, so what is held between writes stays small. */
+const EXPORT_CHUNK_BYTES = 256 * 1024;
+
 /** A data file opened for an export: its pets, the secret their keys were made under, and `close`. */
 export interface JsonFileSnapshot {
   /** Every pet in id order, with its key when younger than 24 hours. */
@@ -35,7 +38,7 @@ export async function openSnapshot(path: string): Promise<JsonFileSnapshot> {
   return {
     async *exportPets() {
       const now = Date.now();
-      for await (const pets of readJournal(file, path, "export", {})) {
+      for await (const pets of readJournal(file, path, "export", {}, EXPORT_CHUNK_BYTES)) {
         for (const { pet, key } of pets) yield key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? { pet, key } : { pet };
       }
     },
