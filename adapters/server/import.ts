@@ -42,18 +42,9 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
       clientMacSecrets: () => read.end?.clientMacSecrets ?? [],
     });
     signals.committed();
-    process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
-    process.stdout.write(keysLine(summary));
-    if (MAX_EXACT_INTEGER - summary.lastId < FEW_IDS_LEFT) process.stderr.write(`animal-store import: ${roomLine(summary.lastId)}\n`);
+    reportStored(storeName(config), summary, read.end!);
     const back = await readBack(store, read.first ?? 0, summary.lastId, () => signals.signal !== undefined);
-    if (back === undefined) {
-      process.stderr.write(`animal-store import: stopped by ${signals.signal} after the import was complete: ${summary.count} pets are in ${storeName(config)}; ` +
-        "the read-back was cut short, so its count and checksum were not compared\n");
-      return 0;
-    }
-    const agree = back.count === read.end!.count && back.sha256 === read.end!.sha256;
-    process.stdout.write(`read back ${back.count} pets from ${storeName(config)}, sha256 ${back.sha256}: ${agree ? "they agree" : "THEY DIFFER"}\n`);
-    return agree ? 0 : 1;
+    return reportReadBack(storeName(config), summary, read.end!, back, signals.signal);
   } catch (error) {
     if (error instanceof ImportRefusedError) {
       return refuse("import", [`${error.position === undefined ? "" : `line ${error.position + 2} `}${error.message}; nothing was imported`]);
@@ -65,6 +56,28 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
     await store?.close();
     signals.remove();
   }
+}
+
+/** Prints what a committed import stored in the store `name` names, before it is read back. */
+function reportStored(name: string, summary: ImportSummary, end: ExportEnd): void {
+  process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${name}, sha256 ${end.sha256}\n`);
+  process.stdout.write(keysLine(summary));
+  if (MAX_EXACT_INTEGER - summary.lastId < FEW_IDS_LEFT) process.stderr.write(`animal-store import: ${roomLine(summary.lastId)}\n`);
+}
+
+/**
+ * Prints what was read back, or, when a signal cut the read-back short (`back` undefined), that the
+ * import is complete all the same; resolves with the exit code: 0, or 1 when the two differ.
+ */
+function reportReadBack(name: string, summary: ImportSummary, end: ExportEnd, back: ExportEnd | undefined, signal: string | undefined): number {
+  if (back === undefined) {
+    process.stderr.write(`animal-store import: stopped by ${signal} after the import was complete: ${summary.count} pets are in ${name}; ` +
+      "the read-back was cut short, so its count and checksum were not compared\n");
+    return 0;
+  }
+  const agree = back.count === end.count && back.sha256 === end.sha256;
+  process.stdout.write(`read back ${back.count} pets from ${name}, sha256 ${back.sha256}: ${agree ? "they agree" : "THEY DIFFER"}\n`);
+  return agree ? 0 : 1;
 }
 
 function keysLine({ keys, keysLeft }: ImportSummary): string {
