@@ -36,7 +36,6 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
   // A leftover copy keeps its own mode when truncated: it goes first.
   if (temp !== undefined) rmSync(temp, { force: true });
   const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w", mode: 0o600 });
-  let source: ExportSource | undefined;
   let renaming = false;
   // Nothing to undo but the copy: a signal removes it, says so and ends the process at once.
   const removeSignals = onStopSignals((name) => {
@@ -46,10 +45,7 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
     process.exit(1);
   });
   try {
-    const opened = (source = await openExportSource(config, open));
-    const end = await writeExport(opened.exportPets(), sink, async () => (await opened.clientMacSecrets?.()) ?? []);
-    source = undefined;
-    await opened.close();
+    const end = await exportFrom(await openExportSource(config, open), sink);
     if (temp !== undefined) {
       await closeFile(sink);
       renaming = true;
@@ -60,11 +56,23 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
     return 0;
   } catch (error) {
     removeSignals();
-    await source?.close().catch(() => {}); // the error that stopped the export is the one to report
     if (temp !== undefined) await closeFile(sink).catch(() => {}), await rm(temp, { force: true });
     process.stderr.write(`animal-store export: ${error instanceof Error ? error.message : String(error)}; nothing complete was written\n`);
     return 1;
   }
+}
+
+/** Writes the export of `source` to `sink`, and closes `source` whatever happens. */
+async function exportFrom(source: ExportSource, sink: Writable): Promise<ExportEnd> {
+  let end: ExportEnd;
+  try {
+    end = await writeExport(source.exportPets(), sink, async () => (await source.clientMacSecrets?.()) ?? []);
+  } catch (error) {
+    await source.close().catch(() => {}); // the error that stopped the export is the one to report
+    throw error;
+  }
+  await source.close();
+  return end;
 }
 
 /**
