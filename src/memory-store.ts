@@ -2,11 +2,8 @@
  * @module
  * A store that keeps pets in memory only: fast, and gone when the process ends.
  */
-import type { NewPet, Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
-import { exportIndex, importIntoIndex } from "./_internal/_import-rules.ts";
-import { createKeyTable } from "./_internal/_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, pageOf, petById } from "./_internal/_pet-index.ts";
+import { createPetTable, importIntoTable } from "./_internal/stores.ts";
 
 /** Options of the memory store. */
 export interface MemoryStoreOptions {
@@ -16,28 +13,25 @@ export interface MemoryStoreOptions {
 
 /** A store that holds every pet in memory; ids start at 1. */
 export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
-  const index = createPetIndex();
-  const numbering = createNumbering(0);
-  const keys = createKeyTable(options.maxIdempotencyKeys);
-  function store(pet: NewPet): Pet {
-    const stored = numbering.next(pet);
-    addPet(index, stored);
-    return stored;
-  }
+  const table = createPetTable(options.maxIdempotencyKeys);
   return {
-    create: async (pet) => store(pet),
+    async create(pet) {
+      const stored = table.number(pet);
+      table.add(stored);
+      return stored;
+    },
     async createWithKey(pet, key) {
-      const now = Date.now();
-      const earlier = petById(index, keys.find(key, now) ?? 0);
+      const at = Date.now();
+      const earlier = table.keyed(key, at);
       if (earlier !== undefined) return { pet: earlier, replayed: true };
-      const stored = store(pet);
-      keys.add(key, stored.id, now);
+      const stored = table.number(pet);
+      table.add(stored, { ...key, at });
       return { pet: stored, replayed: false };
     },
-    get: async (id) => petById(index, id),
-    list: async (query) => pageOf(index, query),
-    exportPets: () => exportIndex(index, keys, (client, key, at) => ({ client, key, at })),
-    importPets: (pets, options = {}) => importIntoIndex({ index, numbering, keys }, pets, options),
+    get: async (id) => table.get(id),
+    list: async (query) => table.list(query),
+    exportPets: () => table.exportPets(({ client, key, at }) => ({ client, key, at })),
+    importPets: (pets, options = {}) => importIntoTable(table, pets, options),
     health: async () => ({ ok: true }),
     close: async () => {},
   };

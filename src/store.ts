@@ -66,7 +66,7 @@ export const IDEMPOTENCY_KEY_TTL_MS: number = 24 * 60 * 60 * 1000;
 
 /** Where the service keeps its pets (and, optionally, how pets move in and out: `MovingStore`). */
 export interface PetStore extends MovingStore {
-  /** Stores a new pet under the next id and resolves with it once it is safely kept. */
+  /** Stores a new pet under the next id and resolves with it once it is safely kept; ids end at `MAX_EXACT_INTEGER` (2^53 − 1), past it this rejects with `StoreUnavailableError`. */
   create(pet: NewPet): Promise<Pet>;
   /** The pet with this id, or `undefined` when there is none. */
   get(id: number): Promise<Pet | undefined>;
@@ -111,6 +111,7 @@ export const STORE_METHODS: { readonly [Method in keyof PetStore]-?: StoreMethod
   health: { label: "health", pets: "none" },
   exportPets: { unmeasured: "an export is a command of its own (`animal-store export`), never under a server's metrics", pets: "reads" },
   importPets: { unmeasured: "an import is a command of its own (`animal-store import`), never under a server's metrics", pets: "adds" },
+  clientMacSecrets: { unmeasured: "read once by an export, a command of its own, never under a server's metrics", pets: "none" },
   close: { unmeasured: "ends the store, once, when its server stops", pets: "none" },
 });
 

@@ -374,6 +374,32 @@ export function durabilitySuite(runtime: Runtime): void {
       }
     }, 30_000);
 
+    test("a pets.json.last-id at 2^53 − 1 (issue 48, item 1): creates answer 503 naming why, once in the log, reads go on, and the file opens again", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      writeFileSync(env.DATA_FILE, `${HEADER}\n{"id":1,"name":"first","categoryId":1}\n`);
+      writeFileSync(`${env.DATA_FILE}.last-id`, "9007199254740991\n");
+      for (let start = 0; start < 2; start++) {
+        await using server = await startServer(runtime, env);
+        for (let i = 0; i < 2; i++) {
+          const refused = await refusedCreate(server.url);
+          expect(refused).toMatchObject({ status: 503, code: "service_unavailable" });
+          expect(refused.message).toContain("every id up to 9007199254740991 (2^53 − 1, the largest pet id) has been handed out");
+        }
+        expect((await allPets(server.url)).map((pet) => pet.id)).toEqual([1]);
+        expect(server.output().split("has been handed out").length - 1).toBe(1); // one line in the log, not one per create
+        expect(await server.stop("SIGTERM")).toBe(0);
+        expect(readFileSync(`${env.DATA_FILE}.last-id`, "utf8")).toBe("9007199254740991\n");
+      }
+    }, 30_000);
+
+    test("a FIFO at pets.json.last-id: the start is refused at once naming it, not hung (issue 48, item 9)", async () => {
+      const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
+      expect(Bun.spawnSync(["mkfifo", `${env.DATA_FILE}.last-id`]).exitCode).toBe(0);
+      const failure = await startServer(runtime, env).catch((error: Error) => error);
+      expect(String(failure)).toContain("exit code 1");
+      expect(String(failure)).toContain(`Cannot open ${env.DATA_FILE}: ${env.DATA_FILE}.last-id: it is a FIFO, not a regular file`);
+    }, 30_000);
+
     test("a second server on the same data file is refused with a clear message", async () => {
       const env = { STORE: "file", DATA_FILE: tempDataFile(), API_KEYS: KEY };
       const first = await startServer(runtime, env);

@@ -5,15 +5,18 @@
  * follows.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 
 const PAGE = readFileSync("docs/extending.md", "utf8");
 
-/** Each recipe: its heading, and its table rows as their "File" and "Fails until" cells. */
+/** Every source file of the tree as one text, to tell a name it has from one a recipe makes. */
+const TREE = ["src", "adapters", "test"].flatMap((folder) => readdirSync(folder, { recursive: true, encoding: "utf8" }).filter((file) => file.endsWith(".ts")).map((file) => readFileSync(`${folder}/${file}`, "utf8"))).join("\n");
+
+/** Each recipe: its heading, and its table rows as their "File", "What" and "Fails until" cells. */
 const recipes = PAGE.split(/^## /m).slice(1).map((section) => ({
   title: section.split("\n")[0]!,
   text: section,
-  rows: [...section.matchAll(/^\| \d+ \| (.+?) \| .+ \| (.+?) \|$/gm)].map((match) => ({ file: match[1]!, fails: match[2]! })),
+  rows: [...section.matchAll(/^\| \d+ \| (.+?) \| (.+) \| (.+?) \|$/gm)].map((match) => ({ file: match[1]!, what: match[2]!, fails: match[3]! })),
 })).filter((recipe) => recipe.rows.length > 0);
 
 /** The paths a cell names, each with whether it is marked `(new)`; placeholders such as `<name>` aside. */
@@ -45,6 +48,18 @@ describe.each(recipes.map((recipe) => [recipe.title, recipe] as const))("the rec
     }
   });
 
+  test("finds each table it names in capitals (`SERVER_STORES`) in the file of its row, once the tree has it", () => {
+    const missing = recipe.rows.flatMap((row) => {
+      const [file] = pathsIn(row.file);
+      if (file === undefined || file.isNew) return [];
+      const text = readFileSync(file.path, "utf8");
+      // A name the tree has nowhere is one the recipe makes (its new setting); one it has must be where the row says.
+      const named = [...row.what.matchAll(/`([A-Z][A-Z_]{2,})[.`]/g)].map((match) => match[1]!).filter((name) => TREE.includes(name));
+      return named.filter((name) => !text.includes(name)).map((name) => `${file.path}: ${name}`);
+    });
+    expect(missing).toEqual([]);
+  });
+
   test("counts the files it lists", () => {
     const listed = Number(/Files listed: (\d+)/.exec(recipe.text)?.[1]);
     expect(listed).toBe(new Set(files.map((file) => file.path)).size);
@@ -57,5 +72,6 @@ test("every recipe of the page has a table to hold", () => {
     "An operation that changes a pet: `PATCH /v1/pets/{petId}` of `status`",
     "A plug: a maintenance mode",
     "An answer feature with a server setting: `Server-Timing`",
+    "A store selected by a setting: `STORE=sqlite`",
   ]);
 });

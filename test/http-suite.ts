@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
+import type { StoreName } from "../adapters/server/stores.ts";
 import type { Runtime } from "./server-process.ts";
 import { allowedAt, refusedAt } from "./helpers.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -29,20 +30,20 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-/** The stores the standalone server can run with. */
-export type StoreKind = "memory" | "file" | "postgres";
-
-/** Settings that give a server a fresh, empty store of the kind. */
-async function freshStore(store: StoreKind): Promise<Record<string, string>> {
-  if (store === "file") return { STORE: "file", DATA_FILE: tempDataFile() };
-  if (store === "postgres") return { STORE: "postgres", DATABASE_URL: await (await postgresServer()).createDatabase() };
-  return { STORE: "memory" };
-}
+/**
+ * Settings that give a server a fresh, empty store of each kind: one per row of `SERVER_STORES`, so
+ * `npm run check` fails until a store added there gets its own (the suite runs on every store).
+ */
+const FRESH_STORES: Readonly<Record<StoreName, () => Promise<Record<string, string>>>> = {
+  file: async () => ({ STORE: "file", DATA_FILE: tempDataFile() }),
+  memory: async () => ({ STORE: "memory" }),
+  postgres: async () => ({ STORE: "postgres", DATABASE_URL: await (await postgresServer()).createDatabase() }),
+};
 
 /** Starts the standalone server for `runtime` with a fresh store of the kind. */
-export function serverTarget(runtime: Runtime, store: StoreKind): () => Promise<Target> {
+export function serverTarget(runtime: Runtime, store: StoreName): () => Promise<Target> {
   return async () => {
-    const storeSettings = await freshStore(store);
+    const storeSettings = await FRESH_STORES[store]();
     const server = await startServer(runtime, { API_KEYS: `other-key,${HTTP_SUITE_KEY}`, ...storeSettings });
     return { url: server.url, directUrl: server.url, stop: async () => void (await server.stop("SIGKILL")) };
   };

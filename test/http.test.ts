@@ -1,4 +1,5 @@
 import type { Runtime } from "./server-process.ts";
+import { STORE_NAMES } from "../adapters/server/stores.ts";
 import { durabilitySuite } from "./durability-suite.ts";
 import { hardeningSuite } from "./hardening-suite.ts";
 import { hostileSuite } from "./hostile-suite.ts";
@@ -10,7 +11,7 @@ import { operationsSuite } from "./operations-suite.ts";
 const RUNTIMES: readonly Runtime[] = ["bun", "deno", "node"];
 
 for (const runtime of RUNTIMES) {
-  for (const store of ["memory", "file", "postgres"] as const) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
+  for (const store of STORE_NAMES) httpSuite(`HTTP on ${runtime} with the ${store} store`, serverTarget(runtime, store));
   lifecycleSuite(runtime);
   durabilitySuite(runtime);
   idempotencySuite(runtime);

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { exportPets, importPets } from "../src/mod.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { identityOf } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess } from "./processes.ts";
@@ -35,6 +36,27 @@ function removeLastLine(path: string): void {
 }
 
 describe("JSON-file store", () => {
+  describe("a pets.json.last-id that is no mark the store wrote is refused at once, naming it (issue 48, item 9)", () => {
+    const cases: [string, (mark: string) => void, string][] = [
+      ["a FIFO, which a plain read waits on for a writer", (mark) => expect(Bun.spawnSync(["mkfifo", mark]).exitCode).toBe(0), "it is a FIFO, not a regular file"],
+      ["a link to /dev/zero, which never ends", (mark) => symlinkSync("/dev/zero", mark), "it is a symbolic link, not a regular file"],
+      ["a folder", (mark) => mkdirSync(mark), "it is a folder, not a regular file"],
+      ["a file of 5,000 bytes", (mark) => writeFileSync(mark, "7".repeat(5000)), "it holds more than 4096 bytes"],
+    ];
+    for (const [name, make, problem] of cases) {
+      test(name, async () => {
+        const path = tempDataFile();
+        writeFileSync(path, `${HEADER}{"id":1,"name":"a","categoryId":1}\n`);
+        make(`${path}.last-id`);
+        const opening = openJsonFileStore(path, { logger: quiet }).then(() => "opened", (error: Error) => error.message);
+        const outcome = await Promise.race([opening, Bun.sleep(10_000).then(() => "still opening after 10 s")]);
+        expect(outcome).toBe(`Cannot open ${path}: ${path}.last-id: ${problem}; it should hold the highest id handed out: ` +
+          "put back the one a backup kept, or delete it to number above the data file's last id");
+        expect(readFileSync(path, "utf8")).toBe(`${HEADER}{"id":1,"name":"a","categoryId":1}\n`);
+      }, 20_000);
+    }
+  });
+
   test("create 1 and 2, remove the last line while stopped, restart: the next create gets 3 and the file still loads (issue 42)", async () => {
     const path = tempDataFile();
     const first = await openJsonFileStore(path, { logger: quiet });
@@ -163,6 +185,35 @@ describe("JSON-file store idempotency keys", () => {
     await second.close();
   });
 
+  test("a file's keys imported into a file with another secret count as left behind, and a retry creates a new pet; with the same secret they came along and replay (issue 48, item 11)", async () => {
+    const alice = { client: "digest-of-alice", key: "order-1" };
+    const source = tempDataFile();
+    const from = await openJsonFileStore(source, { logger: quiet });
+    const first = (await from.createWithKey!({ name: "Rex", categoryId: 1 }, alice)).pet;
+    const moved = [];
+    for await (const item of exportPets(from)) moved.push(item);
+    await from.close();
+    const secret = readFileSync(`${source}.secret`, "utf8").trim();
+    const sameSecret = tempDataFile();
+    writeFileSync(`${sameSecret}.secret`, `${secret}\n`, { mode: 0o600 });
+    const cases = [
+      { path: tempDataFile(), secrets: [secret], summary: { count: 1, lastId: first.id, keys: 0, keysLeft: 1 }, replayed: false },
+      { path: tempDataFile(), secrets: undefined, summary: { count: 1, lastId: first.id, keys: 0, keysLeft: 1 }, replayed: false },
+      { path: sameSecret, secrets: [secret], summary: { count: 1, lastId: first.id, keys: 1, keysLeft: 0 }, replayed: true },
+    ];
+    for (const { path, secrets, summary, replayed } of cases) {
+      const target = await openJsonFileStore(path, { logger: quiet });
+      try {
+        expect(await importPets(target, moved, secrets === undefined ? {} : { clientMacSecrets: () => secrets })).toEqual(summary);
+        const retry = await target.createWithKey!({ name: "Rex", categoryId: 1 }, alice);
+        expect(retry.replayed).toBe(replayed);
+        expect(retry.pet.id === first.id).toBe(replayed);
+      } finally {
+        await target.close();
+      }
+    }
+  });
+
   test("a secret file that holds no secret stops the open, naming it", async () => {
     const path = tempDataFile();
     writeFileSync(`${path}.secret`, "not a secret\n", { mode: 0o600 });
@@ -195,14 +246,14 @@ describe("JSON-file store idempotency keys", () => {
     const path = tempDataFile();
     writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"key":"retry-1"}}\n`);
     await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(
-      `Cannot load ${path}: line 2 has an "idempotency" member that is not {"clientMac", "key", "at"} nor {"client", "key", "at"}`,
+      `Cannot load ${path}: line 2 has an idempotency key without exactly one of "client" and "clientMac"; the file was left untouched`,
     );
   });
 
   test("a record holding both a client digest and a MAC stops the open naming file and line", async () => {
     const path = tempDataFile();
     writeFileSync(path, `${HEADER}{"id":1,"name":"Rex","categoryId":1,"idempotency":{"client":"a","clientMac":"b","key":"retry-1","at":1}}\n`);
-    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: line 2 has an "idempotency" member that is not`);
+    await expect(openJsonFileStore(path, { logger: quiet })).rejects.toThrow(`Cannot load ${path}: line 2 has an idempotency key without exactly one of "client" and "clientMac"`);
   });
 
   test("a closed store says so in its health", async () => {

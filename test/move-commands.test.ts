@@ -6,11 +6,12 @@
  * untouched or complete.
  */
 import { describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
 import type { PetStore } from "../src/mod.ts";
-import { createMemoryStore, exportPets } from "../src/mod.ts";
+import { createMemoryStore, exportPets, importPets, MAX_EXACT_INTEGER, StoreUnavailableError } from "../src/mod.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { writeExport } from "../adapters/server/export.ts";
 import { waitFor } from "./checks.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -135,6 +136,8 @@ describe("bad input is refused with one line and exit 2, and the target is left 
     ["a duplicate id", (text) => text.replace('{"id":3,', '{"id":2,'), "line 4 has id 2, not above the previous id 2"],
     ["a name of 10 MB", (text) => text.replace('"pet 1"', JSON.stringify("x".repeat(10_000_000))), "line 3 is longer than 1048576 bytes"],
     ["a count that differs", (text) => text.replace('"count":3', '"count":4'), "line 5 states 4 pets, but 3 came before it"],
+    ["a last id above the last pet's (issue 48, item 8)", (text) => text.replace('"lastId":3', '"lastId":999999'), "line 5 states last id 999999, but the last pet before it has id 3"],
+    ["a negative last id (issue 48, item 8)", (text) => text.replace('"lastId":3', '"lastId":-5'), "line 5 states last id -5, but the last pet before it has id 3"],
     ["a line that is not JSON", (text) => text.replace('{"id":2,', '{"id":2,,'), "line 3 is not a valid pet"],
     ["another file's header", (text) => text.replace("animal-store-export", "animal-store-pets"), "line 1 is not the export header"],
   ];
@@ -158,7 +161,7 @@ describe("bad input is refused with one line and exit 2, and the target is left 
     expect(await filePets(target)).toHaveLength(5);
     const low = await run("bun", ["import", "--append", "--data-file", target], input);
     expect(low.stderr).toContain("line 2 has id 1, not above the highest id the target store has handed out 5");
-    const shifted = input.replace(/"id":(\d)/g, (_, id: string) => `"id":${Number(id) + 10}`).replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
+    const shifted = input.replace(/"id":(\d)/g, (_, id: string) => `"id":${Number(id) + 10}`).replace('"lastId":3', '"lastId":13').replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
     const summed = shifted.replace('"sha256":"x"', `"sha256":"${(await run("bun", ["import", "--store", "memory"], shifted)).stderr.match(/sum to ([0-9a-f]{64})/)![1]}"`);
     expect(await run("bun", ["import", "--append", "--data-file", target], summed)).toMatchObject({ code: 0 });
     expect((await filePets(target)).map((pet) => (pet as { id: number }).id)).toEqual([1, 2, 3, 4, 5, 11, 12, 13]);
@@ -249,6 +252,45 @@ test("an export of a file that does not exist, and an import into a file a serve
   expect(await filePets(held)).toHaveLength(2);
 }, 60_000);
 
+test("SIGHUP half way into a JSON file, as a closed terminal sends it (issue 48, item 16): one line, exit 1, and the file as it was", async () => {
+  const target = tempDataFile();
+  const child = Bun.spawn(argv("bun", ["import", "--data-file", target]), { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  child.stdin.write('{"format":"animal-store-export","version":1}\n{"id":1,"name":"a","categoryId":1}\n');
+  await child.stdin.flush();
+  await waitFor("the import at work", () => (existsSync(`${target}.import`) ? true : undefined), 30_000);
+  child.kill("SIGHUP");
+  const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+  expect(stderr).toContain("animal-store import: stopped by SIGHUP; the import was undone, the target holds none of it");
+  expect(code).toBe(1);
+  expect(await filePets(target)).toEqual([]);
+}, 60_000);
+
+describe("names with control characters, which POST refuses, are imported as a data file holds them (issue 48, item 16)", () => {
+  const export1 = async () => {
+    const source = createMemoryStore();
+    await importPets(source, [{ pet: { id: 1, name: "bell\u0007 and tab\t", categoryId: 1 } }, { pet: { id: 2, name: "esc\u001b[31m", categoryId: 2 } }]);
+    const chunks: string[] = [];
+    await writeExport(exportPets(source), new (await import("node:stream")).Writable({ write: (chunk, _, done) => (chunks.push(String(chunk)), done()) }));
+    return chunks.join("");
+  };
+
+  test("into a JSON file: kept as they were, exit 0", async () => {
+    const target = tempDataFile();
+    expect(await run("bun", ["import", "--data-file", target], await export1())).toMatchObject({ code: 0 });
+    expect((await filePets(target)).map((pet) => (pet as { name: string }).name)).toEqual(["bell\u0007 and tab\t", "esc\u001b[31m"]);
+  }, 60_000);
+
+  test("U+0000, which PostgreSQL cannot store, is refused there naming the pets, exit 2, nothing imported", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const input = (await export1()).replace("bell\\u0007", "nul\\u0000").replace(/"sha256":"[0-9a-f]+"/, '"sha256":"x"');
+    const summed = input.replace('"sha256":"x"', `"sha256":"${(await run("bun", ["import", "--store", "memory"], input)).stderr.match(/sum to ([0-9a-f]{64})/)![1]}"`);
+    const outcome = await run("bun", ["import", "--store", "postgres", "--database-url", url], summed);
+    expect(outcome.code).toBe(2);
+    expect(outcome.stderr).toContain("animal-store import: line 2 a pet with an id from 1 to 2 cannot be stored in PostgreSQL");
+    expect(await databasePets(url)).toEqual([]);
+  }, 60_000);
+});
+
 describe("SIGTERM half way into a JSON file", () => {
   for (const runtime of ["bun", "deno", "node"] as const) {
     test(`on ${runtime}: one line, exit 1 once the import is undone, and the file as it was`, async () => {
@@ -265,4 +307,160 @@ describe("SIGTERM half way into a JSON file", () => {
       expect(await filePets(target)).toEqual([]);
     }, 60_000);
   }
+});
+
+/** An export (as text) of the pets with these ids. */
+async function exportOf(ids: readonly number[]): Promise<string> {
+  const source = createMemoryStore();
+  await importPets(source, ids.map((id) => ({ pet: { id, name: `pet ${id}`, categoryId: 1 } })));
+  const chunks: string[] = [];
+  const sink = new (await import("node:stream")).Writable({ write: (chunk, _, done) => (chunks.push(String(chunk)), done()) });
+  await writeExport(exportPets(source), sink);
+  return chunks.join("");
+}
+
+describe("an import at the top id, 2^53 − 1 (issue 48, item 1)", () => {
+  test("into a JSON file: kept, saying no id is left; the store then refuses creates with 503 and opens again", async () => {
+    const target = tempDataFile();
+    const outcome = await run("bun", ["import", "--data-file", target], await exportOf([5, MAX_EXACT_INTEGER]));
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain(`animal-store import: no id is left above the last imported id ${MAX_EXACT_INTEGER} (ids end at 2^53 − 1, and are never reused): every create will answer 503`);
+    for (let open = 0; open < 2; open++) {
+      const store = await openJsonFileStore(target, { logger: quiet });
+      try {
+        expect(await store.create({ name: "one more", categoryId: 1 }).catch((error: unknown) => error)).toBeInstanceOf(StoreUnavailableError);
+        expect((await store.list({ limit: 10, after: 0 })).map((pet) => pet.id)).toEqual([5, MAX_EXACT_INTEGER]);
+      } finally {
+        await store.close();
+      }
+    }
+    expect(Number(readFileSync(`${target}.last-id`, "utf8"))).toBe(MAX_EXACT_INTEGER);
+  }, 60_000);
+
+  test("into PostgreSQL: a few ids left are said, used, and then every create is refused with 503, not a 500", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const outcome = await run("bun", ["import", "--store", "postgres", "--database-url", url], await exportOf([MAX_EXACT_INTEGER - 2]));
+    expect(outcome.code).toBe(0);
+    expect(outcome.stderr).toContain(`animal-store import: only 2 ids are left above the last imported id ${MAX_EXACT_INTEGER - 2}`);
+    const sql = new Bun.SQL(url, { max: 2 });
+    const store = await openPostgresStore({ sql, logger: quiet });
+    try {
+      const outcomes = await Promise.allSettled([1, 2, 3, 4].map((i) => store.create({ name: `c${i}`, categoryId: i })));
+      expect(outcomes.filter((outcome) => outcome.status === "fulfilled").map((outcome) => outcome.value.id).sort((a, b) => a - b)).toEqual([MAX_EXACT_INTEGER - 1, MAX_EXACT_INTEGER]);
+      for (const outcome of outcomes.filter((outcome) => outcome.status === "rejected")) expect(outcome.reason).toBeInstanceOf(StoreUnavailableError);
+      expect(await store.create({ name: "later", categoryId: 1 }).catch((error: unknown) => error)).toBeInstanceOf(StoreUnavailableError);
+    } finally {
+      await store.close();
+      await sql.close();
+    }
+  }, 60_000);
+});
+
+/** A file holding an export of `count` pets (ids 1 to `count`), written without a store. */
+async function exportFile(count: number): Promise<string> {
+  const path = tempDataFile().replace(/pets\.json$/, "export.jsonl");
+  async function* pets() {
+    for (let id = 1; id <= count; id++) yield { pet: { id, name: `pet ${id}`, categoryId: id % 7 } };
+  }
+  const sink = (await import("node:fs")).createWriteStream(path);
+  await writeExport(pets(), sink);
+  await new Promise((resolve) => sink.end(resolve));
+  return path;
+}
+
+/**
+ * Runs an import and, once it prints that it imported (the read-back then runs), sends it SIGTERM;
+ * frozen meanwhile (SIGSTOP), so the signal is there before the read-back can end, however busy the machine.
+ */
+async function termAfterCommit(runtime: Runtime, args: readonly string[]): Promise<Outcome> {
+  const child = Bun.spawn(argv(runtime, ["import", ...args]), { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000);
+  const stderr = new Response(child.stderr).text();
+  const reader = child.stdout.getReader();
+  let stdout = "";
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    stdout += new TextDecoder().decode(chunk.value);
+    if (!stdout.includes("imported ")) continue;
+    child.kill("SIGSTOP");
+    child.kill("SIGTERM");
+    child.kill("SIGCONT");
+    break;
+  }
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) stdout += new TextDecoder().decode(chunk.value);
+  const code = await child.exited;
+  clearTimeout(timer);
+  return { code, stdout, stderr: await stderr };
+}
+
+/** Expects an import that a signal reached during its read-back to say it is complete and exit 0. */
+function expectComplete(outcome: Outcome, count: number): void {
+  expect(outcome.stderr).not.toContain("undone");
+  expect(outcome.stderr).not.toContain("did not finish");
+  expect(outcome.stdout).toContain(`imported ${count} pets`);
+  expect(outcome.stderr).toContain(`animal-store import: stopped by SIGTERM after the import was complete: ${count} pets are in`);
+  expect(outcome.stderr).toContain("the read-back was cut short, so its count and checksum were not compared");
+  expect(outcome.code).toBe(0);
+}
+
+describe("SIGTERM once the import has committed, during its read-back (issue 48, item 5): exit 0, saying the import is complete", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`into a JSON file, on ${runtime}`, async () => {
+      const target = tempDataFile();
+      expectComplete(await termAfterCommit(runtime, ["--data-file", target, "--in", await exportFile(200_000)]), 200_000);
+      const store = await openJsonFileStore(target, { logger: quiet });
+      try {
+        expect((await store.list({ limit: 1, after: 199_999 })).map((pet) => pet.id)).toEqual([200_000]);
+      } finally {
+        await store.close();
+      }
+    }, 180_000);
+  }
+
+  test("into PostgreSQL, on bun", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const outcome = await termAfterCommit("bun", ["--store", "postgres", "--database-url", url, "--in", await exportFile(100_000)]);
+    expectComplete(outcome, 100_000);
+    expect((await databasePets(url)).length).toBe(100_000);
+  }, 180_000);
+});
+
+/** A data file of `count` pets (ids 1 to `count`), written as the store writes it, without a store. */
+function dataFileOf(count: number): string {
+  const path = tempDataFile();
+  const lines = Array.from({ length: count }, (_, i) => `{"id":${i + 1},"name":"pet ${i + 1}","categoryId":${i % 7}}\n`);
+  writeFileSync(path, `{"format":"animal-store-pets","version":1}\n${lines.join("")}`);
+  return path;
+}
+
+describe("export --out (issue 48, item 10)", () => {
+  for (const runtime of ["bun", "deno", "node"] as const) {
+    test(`on ${runtime}: SIGTERM half way removes FILE.partial, says nothing complete was written, and exits 1`, async () => {
+      const source = dataFileOf(300_000);
+      const out = source.replace(/pets\.json$/, "backup.jsonl");
+      const child = Bun.spawn(argv(runtime, ["export", "--data-file", source, "--out", out]), { stdout: "pipe", stderr: "pipe" });
+      const stderr = new Response(child.stderr).text();
+      await waitFor("the export at work", () => (existsSync(`${out}.partial`) && statSync(`${out}.partial`).size > 0 ? true : undefined), 60_000);
+      // Frozen while signalled, so the export cannot end first however busy the machine.
+      child.kill("SIGSTOP");
+      child.kill("SIGTERM");
+      child.kill("SIGCONT");
+      expect(await child.exited).toBe(1);
+      expect(await stderr).toContain("animal-store export: stopped by SIGTERM; nothing complete was written");
+      expect(existsSync(`${out}.partial`)).toBe(false);
+      expect(existsSync(out)).toBe(false);
+    }, 120_000);
+  }
+
+  test("the file is written mode 600, as the secret it may carry is kept, even over a copy left behind mode 644", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: quiet });
+    await store.createWithKey!({ name: "Rex", categoryId: 1 }, { client: "digest-of-alice", key: "k-1" });
+    await store.close();
+    const out = path.replace(/pets\.json$/, "backup.jsonl");
+    writeFileSync(`${out}.partial`, "left by a killed export\n", { mode: 0o644 });
+    expect(await run("bun", ["export", "--data-file", path, "--out", out])).toMatchObject({ code: 0 });
+    expect(readFileSync(out, "utf8")).toContain('"clientMacSecrets"');
+    expect(statSync(out).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}.secret`).mode & 0o777).toBe(0o600);
+  }, 60_000);
 });

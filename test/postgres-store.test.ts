@@ -8,7 +8,7 @@ import { SQL } from "bun";
 import postgres from "postgres";
 import type { PetStore } from "../src/mod.ts";
 import { importPets, StoreUnavailableError } from "../src/mod.ts";
-import { macUnder } from "../adapters/json-file-store/_client-mac.ts";
+import { macUnder } from "../adapters/_client-mac.ts";
 import type { SqlClient, SqlValue } from "../adapters/postgres-store/mod.ts";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -35,7 +35,7 @@ const CLIENTS = {
 async function openStore(client: keyof typeof CLIENTS, options: { bigint?: boolean; timeoutMs?: number } = {}): Promise<PetStore> {
   const url = await (await postgresServer()).createDatabase();
   const { sql, end } = CLIENTS[client](url, options);
-  const store = await openPostgresStore({ sql, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
+  const store = await openPostgresStore({ sql, logger: { warn: () => {} }, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) });
   return { ...store, close: async () => (await store.close(), await end()) };
 }
 
@@ -202,7 +202,7 @@ describe("PostgreSQL store idempotency keys", () => {
     const [sql, other] = [new SQL(withSecret), new SQL(without)];
     try {
       const store = await openPostgresStore({ sql });
-      expect(await importPets(store, moved, { clientMacSecret: () => secret })).toEqual({ count: 1, lastId: 4, keys: 1, keysLeft: 0 });
+      expect(await importPets(store, moved, { clientMacSecrets: () => [secret] })).toEqual({ count: 1, lastId: 4, keys: 1, keysLeft: 0 });
       const retry = { client: "digest-of-alice", key: "order-1" };
       expect(await store.createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });
       expect(await (await openPostgresStore({ sql })).createWithKey!({ name: "Rex", categoryId: 1 }, retry)).toEqual({ pet: moved[0]!.pet, replayed: true });

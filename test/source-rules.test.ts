@@ -116,9 +116,8 @@ test("a plug imports only the core's public surface (src/mod.ts, src/types.ts) a
 });
 
 test("the server (adapters/server/) takes the core through its public surface, the plugs' and tracing's entries and src/_server-entry.ts only", () => {
-  // src/_internal/mod.ts: the export format's names, until the stores' internal entry replaces it (issue 49).
   const allowed = (target: string) =>
-    target === "src/mod.ts" || target === "src/_server-entry.ts" || target === "src/_internal/mod.ts" || /^src\/(plugs\/[\w-]+|tracing)\/mod\.ts$/.test(target);
+    target === "src/mod.ts" || target === "src/_server-entry.ts" || /^src\/(plugs\/[\w-]+|tracing)\/mod\.ts$/.test(target);
   const offending = sources("adapters/server").flatMap(({ file, lines }) =>
     lines
       .flatMap((line) => [...line.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)].map((match) => normalize(join(dirname(file), match[1]!))))
@@ -135,12 +134,73 @@ function reach(graph: Map<string, string[]>, file: string, seen: Set<string> = n
   return seen;
 }
 
+/** The relative imports of a file, outside comments, as paths from the repository root. */
+function importsOf(file: string, lines: readonly string[]): string[] {
+  return lines
+    .filter((line) => !/^\s*(\/\*\*|\*|\/\/)/.test(line))
+    .flatMap((line) => [...line.matchAll(/from\s+"(\.{1,2}\/[^"]+)"/g)].map((match) => normalize(join(dirname(file), match[1]!))));
+}
+
+/** The project's stores: the memory store, and each `adapters/*-store/` folder's files. */
+function storeSources(): { file: string; lines: string[] }[] {
+  return [{ file: "src/memory-store.ts", lines: readFileSync("src/memory-store.ts", "utf8").split("\n") }, ...storeFolders().flatMap(sources)];
+}
+
+const STORES_ENTRY = "src/_internal/stores.ts";
+
+test("the stores take from src/ only its public surface (src/mod.ts) and the stores' entry, src/_internal/stores.ts (issue 49)", () => {
+  const offending = storeSources().flatMap(({ file, lines }) =>
+    importsOf(file, lines)
+      .filter((target) => file.startsWith("adapters/") ? target.startsWith("src/") && target !== "src/mod.ts" && target !== STORES_ENTRY : target.startsWith("src/_internal/") && target !== STORES_ENTRY)
+      .map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+});
+
+test("the stores' entry takes nothing from above src/_internal/: no file it reaches imports a file of src/ that uses src/_internal/ (issue 49)", () => {
+  const graph = importGraph();
+  const usesInternal = (file: string) => !file.startsWith("src/_internal/") && [...reach(graph, file)].some((target) => target.startsWith("src/_internal/"));
+  expect([...reach(graph, STORES_ENTRY)].filter(usesInternal)).toEqual([]);
+});
+
+test("the stores' entry is small and documented: at most 10 names, and a module comment saying who takes it", () => {
+  const text = readFileSync(STORES_ENTRY, "utf8");
+  const names = [...text.matchAll(/^export (?:type )?\{([^}]+)\}/gm)].flatMap((match) => match[1]!.split(",").map((name) => name.trim()));
+  expect(names.length).toBeLessThanOrEqual(10);
+  expect(text).toStartWith("/**\n * @module\n * Private: the one entry the project's stores");
+});
+
+/** The folders of the project's stores under `adapters/`. */
+function storeFolders(): string[] {
+  return readdirSync("adapters").filter((name) => name.endsWith("-store")).map((name) => `adapters/${name}`);
+}
+
+test("no file outside a store's folder imports a private (_) file of it: the server and the other stores take its entry (issue 49)", () => {
+  const offending = ["src", "adapters"].flatMap(sources).flatMap(({ file, lines }) =>
+    importsOf(file, lines)
+      .filter((target) => storeFolders().some((folder) => target.startsWith(`${folder}/_`) && !file.startsWith(`${folder}/`)))
+      .map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+});
+
+test("nothing outside adapters/json-file-store/ reads its data file: the file's format name appears nowhere else (issue 49)", () => {
+  const elsewhere = ["src", "adapters"].flatMap((folder) => offending(folder, /animal-store-pets/)).filter((where) => !where.startsWith("adapters/json-file-store/"));
+  expect(elsewhere).toEqual([]);
+});
+
+test("no store imports another: what two stores share lives in a place of its own (adapters/_client-mac.ts, adapters/_files/) (issue 49)", () => {
+  const offending = storeFolders().flatMap((folder) =>
+    sources(folder).flatMap(({ file, lines }) =>
+      importsOf(file, lines)
+        .filter((target) => storeFolders().some((other) => other !== folder && target.startsWith(`${other}/`)))
+        .map((target) => `${file} -> ${target}`)));
+  expect(offending).toEqual([]);
+});
+
 test("src/_internal/ imports nothing above it: no arrow from it back to a module that uses it", () => {
   const graph = importGraph();
   const usesInternal = (file: string) => [...reach(graph, file)].some((target) => target.startsWith("src/_internal/"));
   const offending = [...graph]
-    // src/_internal/mod.ts: the export format's names, until the stores' internal entry replaces it (issue 49).
-    .filter(([file]) => file.startsWith("src/_internal/") && file !== "src/_internal/mod.ts")
+    .filter(([file]) => file.startsWith("src/_internal/"))
     .flatMap(([file, targets]) => targets.filter((target) => !target.startsWith("src/_internal/") && usesInternal(target)).map((target) => `${file} -> ${target}`));
   expect(offending).toEqual([]);
 });

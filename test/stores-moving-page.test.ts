@@ -58,7 +58,6 @@ test("Moving to PostgreSQL: the printed pipe moves every pet, and both sides pri
   const pets = await seed(join(folder, "pets.json"), 50);
   const url = await (await postgresServer()).createDatabase();
   const commands = shellBlocks(part("### Moving to PostgreSQL"));
-  expect(commands).toHaveLength(1);
   const output = await runCommand(commands[0]!, folder, url);
   const sums = new Set([...output.matchAll(/sha256 ([0-9a-f]{64})/g)].map((match) => match[1]));
   expect(output).toContain("exported 50 pets");
@@ -67,6 +66,42 @@ test("Moving to PostgreSQL: the printed pipe moves every pet, and both sides pri
   const sql = new Bun.SQL(url, { max: 1 });
   expect((await sql`select count(*)::int as n from pets`)[0].n).toBe(pets.length);
   await sql.close();
+}, 120_000);
+
+/** The settings step 3 of "Moving to PostgreSQL" starts each instance with: its `export` lines run by bash in `folder`, with nothing set before. */
+async function instanceSettings(folder: string, url: string): Promise<Record<string, string>> {
+  const lines = shellBlocks(part("### Moving to PostgreSQL")).slice(1);
+  expect(lines.filter((line) => !line.startsWith("export ")).map((line) => line.replace(/^PORT=\d+ /, ""))).toEqual(["npm start &", "npm start &"]);
+  const exports = lines.filter((line) => line.startsWith("export ")).map((line) => line.replaceAll("data/api-key", join(folder, "api-key")).replaceAll(PAGE_URL, url));
+  const names = ["STORE", "DATABASE_URL", "API_KEYS", "PUBLIC_URL", "TRUST_PROXY"];
+  const child = Bun.spawn(["bash", "-c", `unset ${names.join(" ")}; ${exports.join("; ")}; ${names.map((name) => `printf '%s\\0' "$${name}"`).join("; ")}`], { stdout: "pipe" });
+  const values = (await new Response(child.stdout).text()).split("\0");
+  expect(await child.exited).toBe(0);
+  return Object.fromEntries(names.map((name, i) => [name, values[i]!]));
+}
+
+test("Moving to PostgreSQL keeps the API keys (issue 48, item 21): after the printed steps, a client's key works and its pending retry replays", async () => {
+  const folder = tempFolder();
+  const path = join(folder, "pets.json");
+  const url = await (await postgresServer()).createDatabase();
+  const before = await (async () => {
+    // Started as `npm start` is, without API_KEYS: the key it generates is kept in the data folder.
+    await using server = await startServer("bun", { DATA_FILE: path });
+    const key = readFileSync(join(folder, "api-key"), "utf8").trim();
+    const response = await fetch(`${server.url}/pets`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": "sent-before" }, body: '{"name":"Rex","categoryId":1}' });
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as Pet;
+    expect(await server.stop()).toBe(0);
+    return { key, pet };
+  })();
+  await runCommand(shellBlocks(part("### Moving to PostgreSQL"))[0]!, folder, url);
+  const settings = await instanceSettings(folder, url);
+  expect(settings).toMatchObject({ STORE: "postgres", DATABASE_URL: url, API_KEYS: before.key });
+  await using instance = await startServer("bun", settings);
+  const retry = await fetch(`${instance.url}/pets`, { method: "POST", headers: { authorization: `Bearer ${before.key}`, "content-type": "application/json", "idempotency-key": "sent-before" }, body: '{"name":"Rex","categoryId":1}' });
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get("idempotent-replayed")).toBe("true");
+  expect(await retry.json()).toEqual(before.pet);
 }, 120_000);
 
 test("Back up and restore, JSON file: a backup taken while the server runs restores every pet, and no id is handed out twice", async () => {
@@ -113,6 +148,33 @@ test("Back up and restore, PostgreSQL: the printed backup, emptying and import b
   } finally {
     await sql.close();
   }
+}, 120_000);
+
+test("A second hop (issue 48, item 2): file → PostgreSQL → the printed backup → a fresh database, and a moved keyed create retried there replays", async () => {
+  const folder = tempFolder();
+  const path = join(folder, "pets.json");
+  const [first, second] = [await (await postgresServer()).createDatabase(), await (await postgresServer()).createDatabase()];
+  const keyed = { method: "POST", headers: { authorization: "Bearer page-key", "content-type": "application/json", "idempotency-key": "moved-twice" }, body: '{"name":"Rex","categoryId":1}' };
+  const created = await (async () => {
+    await using server = await startServer("bun", { DATA_FILE: path, API_KEYS: "page-key" });
+    const response = await fetch(`${server.url}/pets`, keyed);
+    expect(response.status).toBe(201);
+    const pet = (await response.json()) as Pet;
+    expect(await server.stop()).toBe(0);
+    return pet;
+  })();
+  const move = shellBlocks(part("### Moving to PostgreSQL"))[0]!;
+  expect(await runCommand(move, folder, first)).toContain("1 idempotency keys younger than 24 hours came along");
+  const text = part("**PostgreSQL.**");
+  const [backup, restore] = [shellBlocks(text.split("Restore with")[0]!)[0]!, shellBlocks(text.split("Restore with")[1]!).at(-1)!];
+  await runCommand(backup, folder, first);
+  expect(readFileSync(join(folder, "backup.jsonl"), "utf8")).toContain('"idempotency":{"clientMac"');
+  expect(await runCommand(restore, folder, second)).toContain("1 idempotency keys younger than 24 hours came along");
+  await using server = await startServer("bun", { STORE: "postgres", DATABASE_URL: second, API_KEYS: "page-key" });
+  const retry = await fetch(`${server.url}/pets`, keyed);
+  expect(retry.status).toBe(201);
+  expect(retry.headers.get("idempotent-replayed")).toBe("true");
+  expect(await retry.json()).toEqual(created);
 }, 120_000);
 
 test("From code: the example prints what its comment says", async () => {

@@ -109,3 +109,43 @@ test("the reopen contract passes for data kept whole, and fails data whose reope
   expect(await run(true)).toEqual([""]);
   expect(await run(false)).toEqual(["Store contract broken: a create after the newest pet (2) is gone gets a new id, got 2"]);
 });
+
+test("the reopen contract fails data that acknowledges a create before it is kept, naming the pets missing after a reopen (issue 49)", async () => {
+  /** Data that a create reaches 50 ms after it is acknowledged, and that `close` does not wait for. */
+  const lazy = async () => {
+    const kept: MovedPet[] = [];
+    return {
+      open: async () => {
+        const store = createMemoryStore();
+        await importPets(store, [...kept]);
+        return {
+          ...store,
+          create: async (pet: Parameters<PetStore["create"]>[0]) => {
+            const stored = await store.create(pet);
+            setTimeout(() => kept.push({ pet: stored }), 50);
+            return stored;
+          },
+        };
+      },
+      removeNewest: async () => void kept.pop(),
+    };
+  };
+  const check = reopenChecks(lazy).find((check) => check.name.startsWith("every acknowledged create survives"))!;
+  expect(await check.run().then(() => "", (error: Error) => error.message)).toStartWith("Store contract broken: the acknowledged pets missing after a reopen should be [], got [{");
+});
+
+test("the store contract fails a store whose export holds the event loop 300 ms, naming the stretches it saw (issue 49)", async () => {
+  const open = faulty((store) => ({
+    exportPets: async function* () {
+      // Reads everything before yielding, as a store that walks its data synchronously would.
+      const until = performance.now() + 300;
+      while (performance.now() < until);
+      yield* store.exportPets!();
+    },
+  }));
+  const check = storeChecks(open).find((check) => check.name.includes("holds the event loop"))!;
+  const message = await check.run().then(() => "", (error: Error) => error.message);
+  expect(message).toMatch(/^Store contract broken: no call holds the event loop more than 200 ms under load; it was held (\d+, ){4}\d+ ms in 5 rounds, and (\d+, ){4}\d+ ms idle$/);
+  const held = message.split("it was held ")[1]!.split(" ms")[0]!.split(", ").map(Number);
+  expect(held.every((ms) => ms >= 300)).toBe(true);
+});

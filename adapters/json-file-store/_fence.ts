@@ -15,8 +15,8 @@
 import type { FileHandle } from "node:fs/promises";
 import { chmod, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { copyDurably, syncFolder } from "./_durable-write.ts";
-import { errorCode } from "./_file-lock.ts";
+import { copyDurably, syncFolder } from "../_files/durable-write.ts";
+import { errorCode } from "../_files/error-code.ts";
 
 /** Replaces the file at `path` (if there is one) by a durable copy of itself, so old descriptors lead nowhere. */
 export async function fenceOff(path: string): Promise<void> {

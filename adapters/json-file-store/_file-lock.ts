@@ -26,6 +26,7 @@ import { link, readFile, rename, stat, unlink, utimes, writeFile } from "node:fs
 import { setInterval } from "node:timers";
 import type { OsLock } from "./_os-file-lock.ts";
 import type { ProcessIdentity } from "./_process-identity.ts";
+import { errorCode } from "../_files/error-code.ts";
 import { hasOsLocks, tryOsLock } from "./_os-file-lock.ts";
 import { isSameProcess, livenessOf, ownIdentity } from "./_process-identity.ts";
 
@@ -208,10 +209,4 @@ function parseOwner(text: string): Owner {
   if (typeof parsed === "number") return { pid: parsed };
   if (typeof parsed === "object" && parsed !== null && typeof (parsed as Owner).pid === "number") return parsed as Owner;
   return { pid: 0 };
-}
-
-/** The `code` of a file-system error (`ENOENT`, `EEXIST`, ...), if it has one. */
-export function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" ? code : undefined;
 }

@@ -9,7 +9,7 @@ import { chmod, open, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { MovedPet } from "../../src/mod.ts";
 import type { JournalKey } from "./_journal.ts";
-import { copyDurably, syncFolder } from "./_durable-write.ts";
+import { copyDurably, syncFolder } from "../_files/durable-write.ts";
 import { journalLine } from "./_journal.ts";
 
 /** Bytes gathered before a write to the copy. */

@@ -3,7 +3,8 @@
  * The data file's format, and reading it back.
  *
  * The file is JSON Lines: a header line naming the format and version, then one pet per line in
- * ascending id order, each written whole with its newline before it is acknowledged:
+ * ascending id order (`petLine`, as an export carries pets), each written whole with its newline
+ * before it is acknowledged:
  *
  * ```
  * {"format":"animal-store-pets","version":1}
@@ -13,15 +14,14 @@
  * ```
  *
  * A pet created with an `Idempotency-Key` carries the key in its own line (`clientMac` is an HMAC
- * of the API key's digest under the file's secret, see `_client-mac.ts`; `at` the time in
+ * of the API key's digest under the file's secret, see `../_client-mac.ts`; `at` the time in
  * milliseconds), so the pet and its key are written, and survive a crash, together. Files written
  * before keys existed read unchanged; records written before the MAC hold the bare digest as
  * `client`, and read as their MAC.
  */
 import type { FileHandle } from "node:fs/promises";
-import type { IdempotencyKey, Pet } from "../../src/mod.ts";
-import { readIdempotencyKey } from "../../src/idempotency.ts";
-import { STORED_PET_FIELDS, validateStoredPet } from "../../src/validate-pet.ts";
+import type { IdempotencyKey, MovedPet, Pet } from "../../src/mod.ts";
+import { petLine, readPetLine } from "../../src/mod.ts";
 
 /** The first line of every data file, without its newline. */
 export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';
@@ -40,7 +40,7 @@ export interface JournalContents {
 
 /**
  * An idempotency key as the store keeps it: `client` is the MAC of the client's digest (see
- * `_client-mac.ts`), `at` the time its pet was created, in milliseconds since the epoch.
+ * `../_client-mac.ts`), `at` the time its pet was created, in milliseconds since the epoch.
  */
 export interface JournalKey extends IdempotencyKey {
   readonly at: number;
@@ -48,44 +48,44 @@ export interface JournalKey extends IdempotencyKey {
 
 /** The line (without its newline) that records a pet, and the key that created it if there was one. */
 export function journalLine(pet: Pet, key?: JournalKey): string {
-  return JSON.stringify(key === undefined ? pet : { ...pet, idempotency: { clientMac: key.client, key: key.key, at: key.at } });
+  return petLine(key === undefined ? { pet } : { pet, key: { clientMac: key.client, key: key.key, at: key.at } });
 }
 
-const RECORD_FIELDS: readonly string[] = [...STORED_PET_FIELDS, "idempotency"];
-
-const CHUNK_BYTES = 4 * 1024 * 1024;
+/** How much of the file is read at a time when it is loaded: big reads, fewer turns. */
+const LOAD_CHUNK_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
 /**
- * Reads a data file, handing each pet to `onPet` in order, with its key as the store keeps it
- * (`mac` turns the bare digests of older records into their MAC). Rejects, naming the file and
- * line, on anything but a torn final line: a bad header, a line that is not a valid pet, ids out of
- * order. An empty file reads as size 0, to be given a header.
+ * Reads a data file from where `file` stands, `chunkBytes` at a time, yielding the pets of each
+ * stretch in order, each with its key as the line holds it (`clientMac`, or an older line's bare
+ * `client`); once done, `found.contents` says what the reading found. Throws, naming the file and
+ * line (`Cannot <what> …`), on anything but a torn final line: a bad header, a line that is not a
+ * valid pet, ids out of order. An empty file reads as size 0, to be given a header.
  */
-export async function readJournal(
+export async function* readJournal(
   file: FileHandle,
   path: string,
-  onPet: (pet: Pet, key: JournalKey | undefined) => void,
-  mac: (client: string) => string,
-): Promise<JournalContents> {
+  what: string,
+  found: { contents?: JournalContents },
+  chunkBytes: number = LOAD_CHUNK_BYTES,
+): AsyncIterable<readonly MovedPet[]> {
   let lineNumber = 0;
   let lastId = 0;
   let macRecords = 0;
-  const damaged = (problem: string) => new Error(`Cannot load ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
+  let pets: MovedPet[] = [];
+  const damaged = (problem: string) => new Error(`Cannot ${what} ${path}: line ${lineNumber} ${problem}; the file was left untouched`);
   /** Reads one line; `undefined` stands for a line that is not UTF-8. */
   const readLine = (text: string | undefined) => {
     lineNumber++;
     if (text === undefined) throw damaged("is not valid UTF-8");
     if (lineNumber === 1) return checkHeader(text, damaged);
-    const pet = validateStoredPet(text, RECORD_FIELDS);
-    if (!pet.ok) throw damaged(`is not a valid pet: ${pet.issues.join("; ")}`);
-    if (pet.value.id <= lastId) throw damaged(`has id ${pet.value.id}, not above the previous id ${lastId}`);
-    lastId = pet.value.id;
-    // Parsed a second time only when the line may hold a key: most lines hold none.
-    const key = text.includes('"idempotency"') ? readKey(JSON.parse(text).idempotency, mac) : undefined;
-    if (key === null) throw damaged('has an "idempotency" member that is not {"clientMac", "key", "at"} nor {"client", "key", "at"}');
-    if (key !== undefined && text.includes('"clientMac"')) macRecords++;
-    onPet(pet.value, key);
+    const line = readPetLine(text);
+    if (!line.ok) throw damaged(line.issues.join("; "));
+    const { pet, key } = line.value;
+    if (pet.id <= lastId) throw damaged(`has id ${pet.id}, not above the previous id ${lastId}`);
+    lastId = pet.id;
+    if (key?.clientMac !== undefined) macRecords++;
+    pets.push(line.value);
   };
   const readLines = (bytes: Uint8Array) => {
     // A newline byte never occurs inside a UTF-8 sequence, so whole lines decode on their own.
@@ -97,38 +97,32 @@ export async function readJournal(
 
   let size = 0;
   let carry = new Uint8Array(0);
-  const buffer = new Uint8Array(CHUNK_BYTES);
+  const buffer = new Uint8Array(chunkBytes);
   for (;;) {
-    const { bytesRead } = await file.read(buffer, 0, CHUNK_BYTES, null);
+    const { bytesRead } = await file.read(buffer, 0, chunkBytes, null);
     if (bytesRead === 0) break;
     const chunk = concat(carry, buffer.subarray(0, bytesRead));
     const end = chunk.lastIndexOf(NEWLINE) + 1;
     readLines(chunk.subarray(0, end));
     size += end;
     carry = chunk.slice(end);
+    if (pets.length > 0) yield pets;
+    pets = [];
   }
-  if (carry.length === 0) return { size, newlineMissing: false, macRecords };
   // A crash mid-write leaves a prefix of a JSON object, which never parses; anything that does
   // parse is a whole line and is read (and judged) like the others.
+  if (carry.length === 0) {
+    found.contents = { size, newlineMissing: false, macRecords };
+    return;
+  }
   const tail = decode(carry);
   if (tail === undefined || !parsesAsJson(tail)) {
-    return { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry }, macRecords };
+    found.contents = { size, newlineMissing: false, tornTail: { line: lineNumber + 1, bytes: carry }, macRecords };
+    return;
   }
   readLine(tail);
-  return { size: size + carry.length, newlineMissing: true, macRecords };
-}
-
-/** The key a record's `idempotency` member holds: `undefined` when it has none, `null` when it is not a key. */
-function readKey(value: unknown, mac: (client: string) => string): JournalKey | undefined | null {
-  if (value === undefined) return undefined;
-  const { clientMac, client, key, at } = (value ?? {}) as Record<string, unknown>;
-  // Exactly one of the two: `clientMac` since the MAC, `client` (the bare digest) before it.
-  const scope = typeof clientMac === "string" && client === undefined ? clientMac
-    : typeof client === "string" && client !== "" && clientMac === undefined ? mac(client)
-    : "";
-  if (scope === "" || typeof key !== "string" || !Number.isSafeInteger(at)) return null;
-  const valid = readIdempotencyKey(key);
-  return valid.ok && valid.value === key ? { client: scope, key, at: at as number } : null;
+  yield pets;
+  found.contents = { size: size + carry.length, newlineMissing: true, macRecords };
 }
 
 /** Reads lines one at a time, to find the one that is not UTF-8. */

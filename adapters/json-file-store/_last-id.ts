@@ -9,10 +9,10 @@
  * create. After a crash up to `RESERVE_STEP - 1` ids are skipped, never reused. A missing mark
  * (a file copied without it) counts as 0: numbering continues above the file's last id.
  */
-import { readFile, rename } from "node:fs/promises";
+import { rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
-import { errorCode } from "./_file-lock.ts";
+import { syncFolder, writeDurably } from "../_files/durable-write.ts";
+import { readSmallFile } from "../_files/secret-file.ts";
 
 /** How far ahead of the ids written the mark is moved, in ids. */
 export const RESERVE_STEP = 1000;
@@ -22,18 +22,20 @@ export function lastIdPath(path: string): string {
   return `${path}.last-id`;
 }
 
-/** The mark beside the data file at `path`: 0 when there is none; rejects, naming it, when it holds no id. */
+/**
+ * The mark beside the data file at `path`: 0 when there is none; rejects, naming it, when it holds
+ * no id or is no file the store wrote (a FIFO, a link to `/dev/zero`, a folder: read as a secret is).
+ */
 export async function readLastId(path: string): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(lastIdPath(path), "utf8");
-  } catch (error) {
-    if (errorCode(error) === "ENOENT") return 0;
-    throw error;
+  const read = await readSmallFile(lastIdPath(path), false);
+  if (read.kind === "missing") return 0;
+  if (read.kind === "unusable") {
+    throw new Error(`Cannot open ${path}: ${lastIdPath(path)}: ${read.problem}; it should hold the highest id handed out: ` +
+      "put back the one a backup kept, or delete it to number above the data file's last id");
   }
-  const id = Number(text.trim());
-  if (!/^\d+\s*$/.test(text) || !Number.isSafeInteger(id)) {
-    throw new Error(`Cannot open ${path}: ${lastIdPath(path)} should hold the highest id handed out, a whole number, but holds ${JSON.stringify(text.slice(0, 40))}`);
+  const id = Number(read.text);
+  if (!/^\d+$/.test(read.text) || !Number.isSafeInteger(id)) {
+    throw new Error(`Cannot open ${path}: ${lastIdPath(path)} should hold the highest id handed out, a whole number, but holds ${JSON.stringify(read.text.slice(0, 40))}`);
   }
   return id;
 }

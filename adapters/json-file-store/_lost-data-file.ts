@@ -12,8 +12,8 @@ import type { FileHandle } from "node:fs/promises";
 import { link, mkdir, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { FileLock } from "./_file-lock.ts";
-import { copyDurably, syncFolder } from "./_durable-write.ts";
-import { errorCode } from "./_file-lock.ts";
+import { copyDurably, syncFolder } from "../_files/durable-write.ts";
+import { errorCode } from "../_files/error-code.ts";
 
 /** Which file the store opened: the device and inode its path led to then. */
 export interface FileIdentity {

@@ -13,7 +13,7 @@
  *   refuses further creates until a restart reloads the file.
  * - A create with an idempotency key writes the key in the pet's own line; the keys of the last 24
  *   hours are loaded back on open, at most `maxIdempotencyKeys` of them. The API key behind it is
- *   kept only as an HMAC under a secret beside the file (see `_client-mac.ts`).
+ *   kept only as an HMAC under a secret beside the file (see `_client-secret.ts`).
  * - A lock file keeps a second process from writing the same file (see `_file-lock.ts`).
  * - Before writing and again before acknowledging, the store checks that the path still leads to
  *   the file it opened and the lock is still its own (see `_lost-data-file.ts`); if not, creates
@@ -21,28 +21,29 @@
  * - Writes only ever append (`O_APPEND`), and a lock taken from an owner that may only be frozen
  *   gives the path a new file first (see `_fence.ts`): a woken owner's write lands nowhere it can
  *   overwrite the new owner's lines.
+ * - `openJsonFileSnapshot` reads the file for an export while a server writes it (see `_snapshot.ts`):
+ *   nothing outside this folder reads the file.
  */
 import type { FileHandle } from "node:fs/promises";
 import { open, rename, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
-import type { KeyTable } from "../../src/_internal/_idempotency-keys.ts";
-import type { PetIndex } from "../../src/_internal/_pet-index.ts";
-import { IDEMPOTENCY_KEY_TTL_MS, StoreUnavailableError } from "../../src/mod.ts";
-import { createKeyTable, tableKey } from "../../src/_internal/_idempotency-keys.ts";
-import { addPet, createNumbering, createPetIndex, pageOf, petById } from "../../src/_internal/_pet-index.ts";
-import { exportIndex, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from "../../src/mod.ts";
+import type { PetTable } from "../../src/_internal/stores.ts";
+import { createPetTable, idsUsedUp, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/stores.ts";
 import { commitImport, dropImport, writeImport } from "./_import.ts";
-import type { ClientMac } from "./_client-mac.ts";
+import type { ClientMac } from "../_client-mac.ts";
+import type { ClientSecret } from "./_client-secret.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
-import type { JournalKey } from "./_journal.ts";
-import { openClientSecret } from "./_client-mac.ts";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
+import type { JournalContents, JournalKey } from "./_journal.ts";
+import { openClientSecret } from "./_client-secret.ts";
+import { syncFolder, writeDurably } from "../_files/durable-write.ts";
 import { fenceOff } from "./_fence.ts";
-import { acquireLock, errorCode } from "./_file-lock.ts";
+import { errorCode } from "../_files/error-code.ts";
+import { acquireLock } from "./_file-lock.ts";
 import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
-import { makeFolder } from "./_make-folder.ts";
+import { makeFolder } from "../_files/make-folder.ts";
 import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
 import { RESERVE_STEP, readLastId, writeLastId } from "./_last-id.ts";
 
@@ -74,6 +75,14 @@ interface PendingCreate {
 
 const encoder = new TextEncoder();
 
+export type { JsonFileSnapshot } from "./_snapshot.ts";
+
+/**
+ * Opens the data file at a path to export it while a server may be writing it (`animal-store
+ * export` does): without its lock and without writing anything, its pets up to its last whole line.
+ */
+export { openSnapshot as openJsonFileSnapshot } from "./_snapshot.ts";
+
 /** Opens (creating it and its folder if needed) the data file at `path` and loads every pet. */
 export async function openJsonFileStore(path: string, options: JsonFileStoreOptions = {}): Promise<PetStore> {
   const logger = options.logger ?? console;
@@ -86,13 +95,11 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     await dropImport(path); // the copy of an import that stopped half way: the file never had it
     const secret = await openClientSecret(path);
     const mark = await readLastId(path);
-    const index = createPetIndex();
-    const keys = createKeyTable(options.maxIdempotencyKeys);
+    const table = createPetTable(options.maxIdempotencyKeys);
     const now = Date.now();
     file = await openJournal(path);
     const { size, macRecords } = await loadJournal(file, path, (pet, key) => {
-      addPet(index, pet);
-      if (key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS) keys.add(key, pet.id, key.at);
+      table.add(pet, key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? key : undefined);
     }, secret.mac, logger);
     await secret.keep();
     if (secret.created && macRecords > 0) {
@@ -101,9 +108,9 @@ export async function openJsonFileStore(path: string, options: JsonFileStoreOpti
     }
     const opened = await file.stat();
     const elapsed = Math.round(performance.now() - started);
-    logger.info(`opened ${path}: ${index.all.length} pets loaded in ${elapsed} ms`);
-    options.observer?.keysHeld(keys.size);
-    return journalStore({ path, file, opened, lock, logger, mac: secret.mac, observer: options.observer }, size, { index, keys, mark });
+    logger.info(`opened ${path}: ${table.size} pets loaded in ${elapsed} ms`);
+    options.observer?.keysHeld(table.keysHeld);
+    return journalStore({ path, file, opened, lock, logger, secret, observer: options.observer }, size, table, mark);
   } catch (error) {
     await file?.close();
     await lock.release().catch(() => {}); // the error that stopped the open is the one to report
@@ -137,7 +144,7 @@ async function openJournal(path: string): Promise<FileHandle> {
 }
 
 /**
- * Reads the file into the index and repairs its end; resolves with the size new records go after,
+ * Reads the file into the table and repairs its end; resolves with the size new records go after,
  * and how many records hold a MAC.
  */
 async function loadJournal(
@@ -147,7 +154,13 @@ async function loadJournal(
   mac: ClientMac,
   logger: Pick<Console, "warn">,
 ): Promise<{ size: number; macRecords: number }> {
-  const contents = await readJournal(file, path, onPet, cached(mac));
+  const found: { contents?: JournalContents } = {};
+  const macOf = cached(mac);
+  for await (const pets of readJournal(file, path, "load", found)) {
+    // `clientMac` since the MAC, `client` (the bare digest) before it.
+    for (const { pet, key } of pets) onPet(pet, key === undefined ? undefined : { client: key.clientMac ?? macOf(key.client!), key: key.key, at: key.at });
+  }
+  const contents = found.contents!;
   let size = contents.size;
   if (size === 0) {
     size = await append(file, `${JOURNAL_HEADER}\n`);
@@ -184,32 +197,30 @@ interface Journal {
   readonly opened: FileIdentity;
   readonly lock: FileLock;
   readonly logger: Pick<Console, "info" | "warn">;
-  /** What the file keeps of a key's client (see `_client-mac.ts`). */
-  readonly mac: ClientMac;
+  /** What the file keeps of a key's client, and the secret it is made under (see `_client-secret.ts`). */
+  readonly secret: ClientSecret;
   readonly observer: JsonFileStoreObserver | undefined;
 }
 
-/** What the store holds in memory: every pet, and the recent idempotency keys. */
-interface Loaded {
-  readonly index: PetIndex;
-  readonly keys: KeyTable;
-  /** The highest id handed out as `<file>.last-id` holds it (see `_last-id.ts`). */
-  readonly mark: number;
-}
-
-function journalStore({ path, file, opened, lock, logger, mac, observer }: Journal, committedSize: number, { index, keys, mark }: Loaded): PetStore {
+/**
+ * The store over its open file and the pets loaded from it; `mark` is the highest id handed out as
+ * `<file>.last-id` holds it (see `_last-id.ts`).
+ */
+function journalStore({ path, file, opened, lock, logger, secret, observer }: Journal, committedSize: number, table: PetTable, mark: number): PetStore {
+  const { mac } = secret;
   // Numbered from the highest id ever handed out: the file's last line may be gone (see `_last-id.ts`).
-  const numbering = createNumbering(Math.max(mark, index.all[index.all.length - 1]?.id ?? 0));
+  table.passTo(mark);
   let reserved = mark;
   // The highest id acknowledged (or loaded): what a clean close leaves as the mark. An id given to a
   // create that was refused was never acknowledged, so the next run may give it again.
-  let acknowledged = numbering.last;
+  let acknowledged = table.lastId;
   // Keyed creates not yet on disk, so a second create with the key waits for the first.
   const writing = new Map<string, Promise<Pet>>();
   let pending: PendingCreate[] = [];
   let flushing: Promise<void> | undefined;
   let failure: StoreUnavailableError | undefined;
   let closed = false;
+  let usedUpSaid = false;
 
   async function flush(): Promise<void> {
     while (pending.length > 0 && failure === undefined) {
@@ -234,21 +245,33 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     fail(batch, new StoreUnavailableError(reason));
   }
 
-  async function writeBatch(batch: readonly PendingCreate[]): Promise<void> {
+  /** Refuses the creates no id is left for (503); says so in the log once, and the store goes on serving reads. */
+  function refuseUsedUp(entries: readonly PendingCreate[]): void {
+    if (entries.length === 0) return;
+    const error = idsUsedUp();
+    if (!usedUpSaid) logger.warn(`${path}: ${error.message}; creates answer 503`);
+    usedUpSaid = true;
+    for (const entry of entries) entry.reject(error);
+  }
+
+  async function writeBatch(all: readonly PendingCreate[]): Promise<void> {
+    refuseUsedUp(all.slice(table.idsLeft));
+    const batch = all.slice(0, table.idsLeft);
+    if (batch.length === 0) return;
     // Before writing only the lock needs checking: without it another server may own the file. A
     // deleted or replaced file takes the write harmlessly, and is caught before anything is acknowledged.
     if (!(await lock.isHeld().catch(() => true))) {
       // The lock goes with a removed folder: find out what happened to the file as well.
       return await stopFor((await lossOf(path, opened, lock).catch(() => undefined)) ?? "unlocked", batch);
     }
-    const pets = batch.map((entry) => numbering.next(entry.pet));
+    const pets = batch.map((entry) => table.number(entry.pet));
     const lines = batch.map((entry, i) => `${journalLine(pets[i]!, entry.key)}\n`).join("");
     let written: number;
     let loss: Loss | undefined;
     let fsyncSeconds = 0;
     try {
-      const highest = numbering.last;
-      if (highest > reserved) await writeLastId(path, (reserved = highest + RESERVE_STEP));
+      const highest = table.lastId;
+      if (highest > reserved) await writeLastId(path, (reserved = Math.min(highest + RESERVE_STEP, MAX_EXACT_INTEGER)));
       written = await append(file, lines);
       const syncing = performance.now();
       // Checked while the data reaches the disk (a path that cannot be checked, EACCES say, counts
@@ -268,12 +291,11 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     committedSize += written;
     acknowledged = pets[pets.length - 1]!.id;
     batch.forEach((entry, i) => {
-      addPet(index, pets[i]!);
-      if (entry.key !== undefined) keys.add(entry.key, pets[i]!.id, entry.key.at);
+      table.add(pets[i]!, entry.key);
       entry.resolve(pets[i]!);
     });
     observer?.committed(batch.length, fsyncSeconds);
-    observer?.keysHeld(keys.size);
+    observer?.keysHeld(table.keysHeld);
   }
 
   function enqueue(pet: NewPet, key: JournalKey | undefined): Promise<Pet> {
@@ -288,9 +310,9 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   async function createWithKey(pet: NewPet, asked: IdempotencyKey): Promise<KeyedCreate> {
     const at = Date.now();
     const key = { client: mac(asked.client), key: asked.key };
-    const earlier = petById(index, keys.find(key, at) ?? 0);
+    const earlier = table.keyed(key, at);
     if (earlier !== undefined) return { pet: earlier, replayed: true };
-    const name = tableKey(key);
+    const name = `${key.client}\n${key.key}`; // the MAC has no newline, so no two keys give one name
     const inFlight = writing.get(name);
     if (inFlight !== undefined) return { pet: await inFlight, replayed: true };
     const created = enqueue(pet, { client: key.client, key: key.key, at });
@@ -310,15 +332,21 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
     let done!: () => void;
     flushing = new Promise((resolve) => (done = resolve));
     try {
-      refuseUnlessEmpty(index.all.length, options.append === true);
-      let previous = options.append === true ? numbering.last : 0;
+      refuseUnlessEmpty(table.size, options.append === true);
+      let previous = options.append === true ? table.lastId : 0;
       const check = (moved: MovedPet, position: number) => {
         refuseUnlessAbove(moved.pet.id, previous, position);
         previous = moved.pet.id;
       };
-      const keyOf = ({ key }: MovedPet): JournalKey | undefined =>
-        key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
+      let macKeys = 0;
+      const keyOf = ({ key }: MovedPet): JournalKey | undefined => {
+        if (key?.clientMac !== undefined) macKeys++;
+        return key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
+      };
       const imported = await writeImport(path, file, committedSize, pets, check, keyOf);
+      // A MAC made under another secret never matches here (nor after a reopen): such keys stayed behind.
+      const secrets = options.clientMacSecrets?.() ?? [];
+      const sameSecret = secrets.length === 1 && secrets[0] === secret.text;
       const last = imported.records[imported.records.length - 1]?.pet.id ?? 0;
       try {
         if (last > reserved) await writeLastId(path, (reserved = last));
@@ -331,13 +359,11 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
       }
       await reopen(imported.size);
       for (const { pet, key } of imported.records) {
-        addPet(index, pet);
-        if (key !== undefined) keys.add(key, pet.id, key.at);
+        table.add(pet, key);
       }
-      numbering.passTo(last);
       acknowledged = Math.max(acknowledged, last);
       const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
-      return importSummary(tally, tally.withKey);
+      return importSummary(tally, tally.withKey - (sameSecret ? 0 : macKeys));
     } finally {
       flushing = undefined;
       done();
@@ -362,10 +388,10 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
   return {
     create: (pet) => enqueue(pet, undefined),
     createWithKey,
-    exportPets: () => exportIndex(index, keys, (clientMac, key, at) => ({ clientMac, key, at })),
+    exportPets: () => table.exportPets(({ client, key, at }) => ({ clientMac: client, key, at })),
     importPets,
-    get: (id) => Promise.resolve(petById(index, id)),
-    list: (query) => Promise.resolve(pageOf(index, query)),
+    get: (id) => Promise.resolve(table.get(id)),
+    list: (query) => Promise.resolve(table.list(query)),
     async health() {
       if (failure !== undefined) return { ok: false, reason: failure.message };
       if (closed) return { ok: false, reason: "the store is closed" };
@@ -389,7 +415,7 @@ function journalStore({ path, file, opened, lock, logger, mac, observer }: Journ
         logger.warn(`${path}: the lock file ${path}.lock could not be removed (${describeError(error)}); ` +
           "the next server on this file takes it over once it sees this one has stopped");
       }
-      logger.info(`closed ${path}: ${index.all.length} pets`);
+      logger.info(`closed ${path}: ${table.size} pets`);
     },
   };
 }

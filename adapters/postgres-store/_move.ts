@@ -12,7 +12,7 @@
  */
 import type { ImportOptions, ImportSummary, MovedPet, PetStatus } from "../../src/mod.ts";
 import { ImportRefusedError, withId } from "../../src/mod.ts";
-import { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/_import-rules.ts";
+import { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/stores.ts";
 import { describeError, isDataFailure } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 
@@ -41,8 +41,10 @@ function movedPet(row: Row): MovedPet {
   const fields = { name: String(row["name"]), categoryId: Number(row["category_id"]) };
   const pet = withId(Number(row["id"]), status === null || status === undefined ? fields : { ...fields, status: status as PetStatus });
   const client = row["client"];
-  // An imported file's MAC key matches only here, with its secret: it stays behind.
-  return typeof client === "string" && !client.startsWith(MAC_PREFIX) ? { pet, key: { client, key: String(row["key"]), at: Number(row["at"]) } } : { pet };
+  if (typeof client !== "string") return { pet };
+  const [key, at] = [String(row["key"]), Number(row["at"])];
+  // An imported file's MAC key goes on as it came, with the secrets it may be under (`clientMacSecrets`).
+  return { pet, key: client.startsWith(MAC_PREFIX) ? { clientMac: client.slice(MAC_PREFIX.length), key, at } : { client, key, at } };
 }
 
 /** Stores `pets` under their ids in one transaction, and sets the counter to the last. */
@@ -55,7 +57,7 @@ export function importPets(sql: SqlClient, pets: AsyncIterable<MovedPet>, option
     let macKeys = 0;
     let batch: MovedPet[] = [];
     const write = async () => {
-      const inserted = await insertBatch(tx, batch, tally.count - batch.length, options.clientMacSecret !== undefined);
+      const inserted = await insertBatch(tx, batch, tally.count - batch.length, options.clientMacSecrets !== undefined);
       keys += inserted.digests;
       macKeys += inserted.macs;
       batch = [];
@@ -70,10 +72,12 @@ export function importPets(sql: SqlClient, pets: AsyncIterable<MovedPet>, option
     }
     if (batch.length > 0) await write();
     await tx`update animal_store set last_pet_id = greatest(last_pet_id, ${tally.lastId})`;
-    const secret = options.clientMacSecret?.();
-    if (secret !== undefined && macKeys > 0) {
-      await tx`insert into animal_store_client_secrets (secret, until) values (${secret}, now() + interval '24 hours')
-        on conflict (secret) do update set until = excluded.until`;
+    const secrets = options.clientMacSecrets?.() ?? [];
+    if (secrets.length > 0 && macKeys > 0) {
+      for (const secret of secrets) {
+        await tx`insert into animal_store_client_secrets (secret, until) values (${secret}, now() + interval '24 hours')
+          on conflict (secret) do update set until = greatest(animal_store_client_secrets.until, excluded.until)`;
+      }
       keys += macKeys;
     }
     return importSummary({ ...tally, lastId: tally.count === 0 ? 0 : tally.lastId }, keys);

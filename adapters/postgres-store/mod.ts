@@ -26,13 +26,14 @@
  *   other creates of its transaction are written again without it.
  */
 import type { IdempotencyKey, KeyedCreate, NewPet, PageQuery, Pet, PetStatus, PetStore, StoreHealth } from "../../src/mod.ts";
-import { withId } from "../../src/mod.ts";
+import { MAX_EXACT_INTEGER, withId } from "../../src/mod.ts";
+import { idsUsedUp } from "../../src/_internal/stores.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
 import { createSchema } from "./_schema.ts";
 import { exportPets, importPets, MAC_PREFIX } from "./_move.ts";
-import type { ClientMac } from "../json-file-store/_client-mac.ts";
-import { macUnder } from "../json-file-store/_client-mac.ts";
+import type { ClientMac } from "../_client-mac.ts";
+import { macUnder } from "../_client-mac.ts";
 
 export type { Row, SqlClient, SqlQuery, SqlValue } from "./sql-client.ts";
 
@@ -44,10 +45,15 @@ export interface PostgresStoreOptions {
   readonly timeoutMs?: number;
   /** The most creates written in one transaction. Default 500. */
   readonly maxBatch?: number;
+  /** Where the store says what an operator must know (once every id is handed out). Default `console`. */
+  readonly logger?: Pick<Console, "warn">;
 }
 
 /** The schema version this code creates and reads. */
 export { SCHEMA_VERSION } from "./_schema.ts";
+
+/** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
+export { sqlState } from "./_failures.ts";
 
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;
@@ -60,7 +66,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   } catch (error) {
     throw new Error(`Cannot open the PostgreSQL store: ${describeError(error)}`, { cause: error });
   }
-  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH);
+  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH, options.logger ?? console);
   await store.loadFileSecrets();
   return store;
 }
@@ -87,9 +93,10 @@ interface PendingCreate {
 /** How often old idempotency keys are deleted, at most. */
 const KEY_PURGE_INTERVAL_MS = 60 * 60 * 1000;
 
-function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): PetStore & { loadFileSecrets(): Promise<void> } {
+function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number, logger: Pick<Console, "warn">): PetStore & { loadFileSecrets(): Promise<void> } {
   let pending: PendingCreate[] = [];
   let fileSecrets: FileSecret[] = [];
+  let usedUpSaid = false;
 
   /** Reads the secrets of imported JSON-file keys still in their 24 hours (at open, and after an import). */
   async function loadFileSecrets(): Promise<void> {
@@ -126,11 +133,27 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     flushing = undefined;
   }
 
+  /** Refuses the creates no id was left for (503), saying so in the log once: nothing of them was written. */
+  function refuseUsedUp(entries: readonly PendingCreate[]): void {
+    if (entries.length === 0) return;
+    const error = idsUsedUp();
+    if (!usedUpSaid) logger.warn(`animal-store: the PostgreSQL store: ${error.message}; creates answer 503`);
+    usedUpSaid = true;
+    for (const entry of entries) settle(entry, () => entry.reject(error));
+  }
+
   async function writeBatch(batch: PendingCreate[]): Promise<void> {
     for (const entry of batch) entry.sent = true;
     try {
       // Bounded too: a database that never answers (a network partition) must not stall every later create.
-      const { firstId, inserted } = await withDeadline(againIfUndone(() => insertPets(sql, batch), wasRolledBack), timeoutMs);
+      const taken = await withDeadline(againIfUndone(() => insertPets(sql, batch), wasRolledBack), timeoutMs);
+      if (taken.kind === "short") {
+        // Fewer ids left than creates: those that fit are written, the rest refused (another instance may take some first).
+        refuseUsedUp(batch.slice(taken.left));
+        if (taken.left > 0) await writeBatch(batch.slice(0, taken.left));
+        return;
+      }
+      const { firstId, inserted } = taken;
       batch.forEach((entry, i) => {
         const id = firstId + i;
         if (inserted.has(id)) settle(entry, () => entry.resolve({ pet: withId(id, entry.pet), replayed: false }));
@@ -228,6 +251,8 @@ function postgresStore(sql: SqlClient, timeoutMs: number, maxBatch: number): Pet
     },
     loadFileSecrets,
     exportPets: () => exportPets(sql),
+    // The secrets of JSON-file stores whose keys came in, still live: what exported `clientMac` keys were made under.
+    clientMacSecrets: async () => (await read(() => sql`select secret from animal_store_client_secrets where until > now() order by secret`, timeoutMs)).map((row) => String(row["secret"])),
     importPets: async (pets, options = {}) => {
       const summary = await importPets(sql, pets, options);
       await loadFileSecrets().catch(() => {}); // a failure leaves the keys unmatched here until a restart, not the import undone
@@ -285,11 +310,13 @@ const PAGE_OF_STATUS: Record<PetStatus, (sql: SqlQuery, after: number, limit: nu
     sql`select id, name, category_id, status from pets where status = 'sold' and id > ${after} order by id limit ${limit}`,
 };
 
-/** The ids a batch was given: `firstId` and the ones after it in order, and which of them were inserted. */
-interface InsertedBatch {
-  readonly firstId: number;
-  readonly inserted: ReadonlySet<number>;
-}
+/**
+ * The ids a batch was given: `firstId` and the ones after it in order, and which of them were
+ * inserted; or, when fewer ids than creates were left below 2^53 − 1, how many were (nothing written).
+ */
+type InsertedBatch =
+  | { readonly kind: "inserted"; readonly firstId: number; readonly inserted: ReadonlySet<number> }
+  | { readonly kind: "short"; readonly left: number };
 
 /**
  * Inserts pets in one statement. The counter row's update takes the ids and holds the row's lock
@@ -310,7 +337,7 @@ async function insertPets(sql: SqlClient, creates: readonly PendingCreate[]): Pr
   })));
   const rows = await sql`
     with taken as (
-      update animal_store set last_pet_id = last_pet_id + ${count} returning last_pet_id
+      update animal_store set last_pet_id = last_pet_id + ${count} where last_pet_id <= ${MAX_EXACT_INTEGER - count} returning last_pet_id
     ), requested as (
       select taken.last_pet_id - ${count} + 1 + p.offset as id, p.name, p.category_id, p.status, p.client, p.key
       from taken, json_to_recordset(${records}::text::json)
@@ -325,11 +352,13 @@ async function insertPets(sql: SqlClient, creates: readonly PendingCreate[]): Pr
       select id, name, category_id, status from requested where key is null or id in (select pet_id from keyed)
       returning id
     )
-    select last_pet_id - ${count} + 1 as first_id, (select string_agg(id::text, ',') from inserted) as inserted from taken`;
+    select (select last_pet_id from taken) - ${count} + 1 as first_id, (select string_agg(id::text, ',') from inserted) as inserted,
+      (select last_pet_id from animal_store) as before`;
   const row = rows[0];
-  if (row === undefined) throw new Error("Cannot create pets: the database took no ids; is the animal_store row missing?");
+  if (row?.["before"] === null || row?.["before"] === undefined) throw new Error("Cannot create pets: the database took no ids; is the animal_store row missing?");
+  if (row["first_id"] === null) return { kind: "short", left: MAX_EXACT_INTEGER - Number(row["before"]) };
   const inserted = typeof row["inserted"] === "string" ? row["inserted"].split(",").map(Number) : [];
-  return { firstId: Number(row["first_id"]), inserted: new Set(inserted) };
+  return { kind: "inserted", firstId: Number(row["first_id"]), inserted: new Set(inserted) };
 }
 
 /** A query's rows, or `StoreUnavailableError` when the database fails in a way a retry may cure. */

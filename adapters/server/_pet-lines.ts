@@ -14,13 +14,12 @@
  *
  * `sha256` is the SHA-256 of the pets' lines without their keys, each with its newline: the same
  * pets give the same checksum from any store. When keys from a JSON-file store come along (as
- * `clientMac`), the last line also holds `clientMacSecret`, the file's secret, so PostgreSQL can
- * match them: such an export is as sensitive as the data file and its secret together.
+ * `clientMac`), the last line also holds `clientMacSecrets`, the secrets they were made under, so
+ * another store can match them: such an export is as sensitive as the data file and its secret together.
  */
 import { createHash } from "node:crypto";
-import type { MovedKey, MovedPet, Validation } from "../../src/mod.ts";
-import { keyProblem, STORED_PET_FIELDS, validateStoredPet } from "../../src/_internal/mod.ts";
-import { isSecretText } from "../json-file-store/_client-mac.ts";
+import type { MovedPet } from "../../src/mod.ts";
+import { isSecretText } from "../_client-mac.ts";
 
 /** The first line of every export, without its newline. */
 export const EXPORT_HEADER = '{"format":"animal-store-export","version":1}';
@@ -28,41 +27,19 @@ export const EXPORT_HEADER = '{"format":"animal-store-export","version":1}';
 /** The longest line read, in bytes: no pet is near it, and a file without newlines cannot fill memory. */
 export const MAX_LINE_BYTES: number = 1024 * 1024;
 
-const LINE_FIELDS: readonly string[] = [...STORED_PET_FIELDS, "idempotency"];
-
-/** A pet's line, without its newline: the pet, and its key in `client`/`clientMac`, `key`, `at` order. */
-export function petLine({ pet, key }: MovedPet): string {
-  if (key === undefined) return JSON.stringify(pet);
-  const scope = key.client === undefined ? { clientMac: key.clientMac } : { client: key.client };
-  return JSON.stringify({ ...pet, idempotency: { ...scope, key: key.key, at: key.at } });
-}
-
-/** Reads a pet's line (of an export, or of a data file): the pet and its key, or the problem. */
-export function readPetLine(text: string): Validation<MovedPet> {
-  const pet = validateStoredPet(text, LINE_FIELDS);
-  if (!pet.ok) return { ok: false, issues: [`is not a valid pet: ${pet.issues.join("; ")}`] };
-  // Parsed a second time only when the line may hold a key: most lines hold none.
-  const key: unknown = text.includes('"idempotency"') ? JSON.parse(text).idempotency : undefined;
-  if (key === undefined) return { ok: true, value: { pet: pet.value } };
-  const problem = typeof key === "object" && key !== null ? keyProblem(key as MovedKey) : 'has an "idempotency" member that is not an object';
-  if (problem !== undefined) return { ok: false, issues: [problem] };
-  const { client, clientMac, key: name, at } = key as MovedKey;
-  return { ok: true, value: { pet: pet.value, key: client === undefined ? { clientMac: clientMac!, key: name, at } : { client, key: name, at } } };
-}
-
 /** What an export's last line states. */
 export interface ExportEnd {
   readonly count: number;
   readonly lastId: number;
   readonly sha256: string;
-  /** The JSON-file store's secret, when keys made under it came along. */
-  readonly clientMacSecret?: string;
+  /** The secrets keys made under a JSON-file store's secret were made under, when such keys came along. */
+  readonly clientMacSecrets?: readonly string[];
 }
 
 /** The last line of an export, without its newline. */
 export function endLine(end: ExportEnd): string {
-  const secret = end.clientMacSecret === undefined ? {} : { clientMacSecret: end.clientMacSecret };
-  return JSON.stringify({ end: { count: end.count, lastId: end.lastId, sha256: end.sha256, ...secret } });
+  const secrets = end.clientMacSecrets === undefined ? {} : { clientMacSecrets: end.clientMacSecrets };
+  return JSON.stringify({ end: { count: end.count, lastId: end.lastId, sha256: end.sha256, ...secrets } });
 }
 
 /** Reads an export's last line: `undefined` when the line is not one. */
@@ -75,10 +52,11 @@ export function readEndLine(text: string): ExportEnd | undefined {
   }
   const end = (value as { end?: Partial<ExportEnd> } | null)?.end;
   if (typeof end !== "object" || end === null) return undefined;
-  const { count, lastId, sha256, clientMacSecret } = end;
+  const { count, lastId, sha256, clientMacSecrets } = end;
   if (!Number.isSafeInteger(count) || !Number.isSafeInteger(lastId) || typeof sha256 !== "string") return undefined;
-  if (clientMacSecret !== undefined && (typeof clientMacSecret !== "string" || !isSecretText(clientMacSecret))) return undefined;
-  return { count: count!, lastId: lastId!, sha256, ...(clientMacSecret === undefined ? {} : { clientMacSecret }) };
+  const secretsRead = clientMacSecrets === undefined || (Array.isArray(clientMacSecrets) && clientMacSecrets.every((secret) => typeof secret === "string" && isSecretText(secret)));
+  if (!secretsRead) return undefined;
+  return { count: count!, lastId: lastId!, sha256, ...(clientMacSecrets === undefined ? {} : { clientMacSecrets }) };
 }
 
 /** Counts pets and sums their lines as the last line states them; `macKeys` counts keys made under a file's secret. */

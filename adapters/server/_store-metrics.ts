@@ -10,7 +10,7 @@ import type { JsonFileStoreObserver } from "../json-file-store/mod.ts";
 import type { SqlClient, SqlQuery, SqlValue } from "../postgres-store/mod.ts";
 import type { Histogram } from "./_metric-kinds.ts";
 import { STORE_METHODS, StoreUnavailableError, wrapStore } from "../../src/mod.ts";
-import { sqlState } from "../postgres-store/_failures.ts";
+import { sqlState } from "../postgres-store/mod.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 
 /** The label of every measured store method, in the table's order. */

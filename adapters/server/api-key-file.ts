@@ -1,17 +1,17 @@
 /**
  * @module
- * The API key the standalone server generates when `API_KEYS` is not set, kept in the data folder
- * (`data/api-key`, mode 600) so that later starts reuse it: the pets stay, and so does the key
- * every curl command and the reference page were given. With `STORE=memory` nothing is kept, the
- * key no more than the pets.
+ * The API key the standalone server generates when `API_KEYS` is not set, kept in the folder the
+ * store's row names (beside the data file, `data/api-key`, mode 600) so that later starts reuse it:
+ * the pets stay, and so does the key every curl command and the reference page were given. With
+ * `STORE=memory` nothing is kept, the key no more than the pets.
  */
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isBearerToken } from "../../src/_server-entry.ts";
-import { readSecret, writeSecretOnce } from "../json-file-store/_secret-file.ts";
-import { errorCode } from "../json-file-store/_file-lock.ts";
+import { errorCode } from "../_files/error-code.ts";
+import { readSecret, writeSecretOnce } from "../_files/secret-file.ts";
 
-/** The file in the data folder that keeps the generated key. */
+/** The file in the store's folder that keeps the generated key. */
 const API_KEY_FILE = "api-key";
 
 /** A generated key and where it is kept (`path` absent when it is not kept). */
@@ -28,7 +28,7 @@ const KEEP_ATTEMPTS = 5;
 /**
  * The key kept in `folder`, or `generated`, written there first (mode 600, in one step: a temp file
  * linked into place, so a server starting at the same moment reads one whole key, and the first wins).
- * A key file that is not a regular file of its owner's alone is refused (`json-file-store/_secret-file.ts`).
+ * A key file that is not a regular file of its owner's alone is refused (`_files/secret-file.ts`).
  */
 export async function keepApiKey(folder: string, generated: string): Promise<GeneratedKey> {
   const path = join(folder, API_KEY_FILE);
@@ -71,8 +71,8 @@ async function createKeyFile(path: string, key: string): Promise<boolean> {
  * The line the server prints about a generated key: the key when it was made now, and whether and
  * where it is kept. A kept key is not printed again: the file is its one copy, readable by its owner.
  */
-export function keyNotice(generated: GeneratedKey): string {
-  if (generated.path === undefined) return `API_KEYS is not set; generated API key: ${generated.key} (not kept: STORE=memory)`;
+export function keyNotice(generated: GeneratedKey, store: string): string {
+  if (generated.path === undefined) return `API_KEYS is not set; generated API key: ${generated.key} (not kept: STORE=${store})`;
   if (generated.reused) return `API_KEYS is not set; using the API key an earlier start kept in ${generated.path} (read it there)`;
   return `API_KEYS is not set; generated API key: ${generated.key} (kept in ${generated.path} for later starts)`;
 }

@@ -16,9 +16,11 @@ import { readEdgeSettings } from "./edge-settings.ts";
 import { readOperateSettings } from "./operate-settings.ts";
 import { defaultOf, SETTINGS } from "./settings.ts";
 import { readTraceSettings } from "./trace-settings.ts";
+import type { StoreName } from "./stores.ts";
+import { isStoreName, STORE_NAMES } from "./stores.ts";
 
-/** Which store the standalone server keeps pets in. */
-export type StoreKind = "file" | "memory" | "postgres";
+/** Which store the standalone server keeps pets in: a row of `SERVER_STORES`. */
+export type StoreKind = StoreName;
 
 /** Everything the standalone server needs to start. */
 export interface Config extends OperateSettings {
@@ -57,9 +59,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
   if (port < 0 || port > 65535) problems.push(`PORT must be an integer from 0 to 65535, got "${portText}"`);
   const store = setting("STORE") ?? "";
-  if (store !== "file" && store !== "memory" && store !== "postgres") {
-    problems.push(`STORE must be "file", "memory" or "postgres", got "${store}"`);
-  }
+  if (!isStoreName(store)) problems.push(`STORE must be ${orList(STORE_NAMES)}, got "${store}"`);
   const databaseUrl = store === "postgres" ? setting("DATABASE_URL") ?? "" : "";
   if (store === "postgres" && !isPostgresUrl(databaseUrl)) {
     problems.push("STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database");
@@ -94,6 +94,12 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       ...(trace === undefined ? {} : { trace }),
     },
   };
+}
+
+/** `"a", "b" or "c"`: the names, quoted, as a message lists the values a setting takes. */
+function orList(names: readonly string[]): string {
+  const quoted = names.map((name) => `"${name}"`);
+  return quoted.length < 2 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} or ${quoted.at(-1)}`;
 }
 
 /** The access log's format from LOG (`on` or `off`) and LOG_FORMAT (`text` or `json`). */

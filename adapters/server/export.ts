@@ -3,86 +3,84 @@
  * `animal-store export [--out FILE]`: every pet of the store, in id order, in the export format
  * (`_pet-lines.ts`) to stdout or FILE, then a line on stderr with the count and checksum.
  *
- * It streams, so memory stays flat, and reads one consistent snapshot while a server runs on the
- * same store: the JSON-file store's file is read without its lock, up to its last whole line (lines
- * are only ever appended whole); PostgreSQL's pets up to the counter as the export began.
+ * It streams, so memory stays flat, and reads through the store's own methods one consistent
+ * snapshot, also while a server runs on the same store (`openExportSource` in `stores.ts`): the
+ * JSON-file store's file without its lock, up to its last whole line; PostgreSQL's pets up to the
+ * counter as the export began.
  */
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream, rmSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import process from "node:process";
 import type { Writable } from "node:stream";
 import type { MovedPet } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { exportPets, IDEMPOTENCY_KEY_TTL_MS } from "../../src/mod.ts";
-import { JOURNAL_HEADER, parsesAsJson } from "../json-file-store/_journal.ts";
-import { readSecret } from "../json-file-store/_secret-file.ts";
-import { isSecretText } from "../json-file-store/_client-mac.ts";
+import { petLine } from "../../src/mod.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
-import { createTally, endLine, EXPORT_HEADER, InputError, linesOf, petLine, readPetLine } from "./_pet-lines.ts";
-import { storeName } from "./_move-common.ts";
+import { createTally, endLine, EXPORT_HEADER } from "./_pet-lines.ts";
+import { onStopSignals, storeName } from "./_move-common.ts";
+import type { ExportSource } from "./stores.ts";
+import { openExportSource } from "./stores.ts";
 
 /** Bytes gathered before each write. */
 const WRITE_BYTES = 64 * 1024;
 
-/** Exports the store the settings name; resolves with the exit code (0, or 1 when the store cannot be read or the output written). */
+/**
+ * Exports the store the settings name; resolves with the exit code (0, or 1 when the store cannot be
+ * read, the output written, or a signal stopped it). `--out FILE` is written mode 600, as the secret
+ * it may carry is kept, to `FILE.partial` renamed into place once complete.
+ */
 export async function runExport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
   const out = own["--out"];
   const temp = out === undefined ? undefined : `${out}.partial`;
-  const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w" });
+  // A leftover copy keeps its own mode when truncated: it goes first.
+  if (temp !== undefined) rmSync(temp, { force: true });
+  const sink: Writable = temp === undefined ? process.stdout : createWriteStream(temp, { flags: "w", mode: 0o600 });
+  let renaming = false;
+  // Nothing to undo but the copy: a signal removes it, says so and ends the process at once.
+  const removeSignals = onStopSignals((name) => {
+    if (renaming) return; // complete: it is being put in place
+    if (temp !== undefined) rmSync(temp, { force: true });
+    process.stderr.write(`animal-store export: stopped by ${name}; nothing complete was written\n`);
+    process.exit(1);
+  });
   try {
-    const read = config.store === "file" ? await readSecret(`${config.dataFile}.secret`) : undefined;
-    // Only a usable secret goes along; without it the file's keys stay behind in another store.
-    const secret = read?.kind === "found" && isSecretText(read.text) ? read.text : undefined;
-    const end = await writeExport(pets(config, open), sink, secret);
-    if (temp !== undefined) await closeFile(sink), await rename(temp, out!);
+    const end = await exportFrom(await openExportSource(config, open), sink);
+    if (temp !== undefined) {
+      await closeFile(sink);
+      renaming = true;
+      await rename(temp, out!);
+    }
+    removeSignals();
     process.stderr.write(`exported ${end.count} pets (last id ${end.lastId}) from ${storeName(config)}, sha256 ${end.sha256}\n`);
     return 0;
   } catch (error) {
+    removeSignals();
     if (temp !== undefined) await closeFile(sink).catch(() => {}), await rm(temp, { force: true });
-    const missing = config.store === "file" && (error as { code?: unknown }).code === "ENOENT" && !(error as { path?: string }).path?.endsWith(".partial");
-    const problem = missing ? `${config.dataFile} does not exist` : error instanceof Error ? error.message : String(error);
-    process.stderr.write(`animal-store export: ${problem}; nothing complete was written\n`);
+    process.stderr.write(`animal-store export: ${error instanceof Error ? error.message : String(error)}; nothing complete was written\n`);
     return 1;
   }
 }
 
-/** The pets to export: the data file read directly (no lock), or the store's own export. */
-async function* pets(config: Config, open: OpenStore): AsyncIterable<MovedPet> {
-  if (config.store === "file") return yield* readDataFile(config.dataFile, Date.now());
-  const store = await open(config);
+/** Writes the export of `source` to `sink`, and closes `source` whatever happens. */
+async function exportFrom(source: ExportSource, sink: Writable): Promise<ExportEnd> {
+  let end: ExportEnd;
   try {
-    yield* exportPets(store);
-  } finally {
-    await store.close();
+    end = await writeExport(source.exportPets(), sink, async () => (await source.clientMacSecrets?.()) ?? []);
+  } catch (error) {
+    await source.close().catch(() => {}); // the error that stopped the export is the one to report
+    throw error;
   }
-}
-
-/**
- * The pets of a JSON-file store's data file, read without taking its lock or writing to it, up to
- * its last whole line, each with its key when younger than 24 hours at `now`.
- */
-export async function* readDataFile(path: string, now: number): AsyncIterable<MovedPet> {
-  // A torn last line (a write in progress) never parses; a whole one missing its newline does.
-  const lines = linesOf(createReadStream(path), parsesAsJson);
-  for await (const { text, number } of lines) {
-    const problem = (what: string) => new InputError(number, what);
-    if (number === 1) {
-      if (text !== JOURNAL_HEADER) throw problem(`of ${path} is not the data file header ${JOURNAL_HEADER}`);
-      continue;
-    }
-    const line = readPetLine(text);
-    if (!line.ok) throw new Error(`${path}: line ${number} ${line.issues.join("; ")}`);
-    const { pet, key } = line.value;
-    yield key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? { pet, key } : { pet };
-  }
+  await source.close();
+  return end;
 }
 
 /**
  * Writes the export format to `sink`, streaming; resolves with what its last line states, which
- * names `clientMacSecret` when keys made under it (a JSON-file store's) came along.
+ * names `clientMacSecrets` (asked once the pets are written) when keys made under a JSON-file store's
+ * secret came along.
  */
-export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecret?: string): Promise<ExportEnd> {
+export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecrets: () => Promise<readonly string[]> = async () => []): Promise<ExportEnd> {
   const tally = createTally();
   let pending = `${EXPORT_HEADER}\n`;
   for await (const moved of pets) {
@@ -93,7 +91,8 @@ export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable,
       pending = "";
     }
   }
-  const end = tally.macKeys > 0 && clientMacSecret !== undefined ? { ...tally.end(), clientMacSecret } : tally.end();
+  const secrets = tally.macKeys > 0 ? await clientMacSecrets() : [];
+  const end = secrets.length > 0 ? { ...tally.end(), clientMacSecrets: secrets } : tally.end();
   await write(sink, `${pending}${endLine(end)}\n`);
   return end;
 }

@@ -4,9 +4,11 @@
  * into the store, keeping every id, all or nothing, then reads the imported pets back and prints
  * their count and checksum beside the export's.
  *
- * Exit codes: 0 imported; 2 refused, with one line naming the line and the problem (a malformed
- * line, a pet the validators refuse, ids not strictly ascending, an export cut short, a target that
- * holds pets without `--append`); 1 failed (the store went away, a signal): the target holds none of it.
+ * Exit codes: 0 imported (also when a signal cut the read-back short: the import was complete); 2
+ * refused, with one line naming the line and the problem (a malformed line, a pet the validators
+ * refuse, ids not strictly ascending, an export cut short, a target that holds pets without
+ * `--append`); 1 failed (the store went away, a signal before the commit): the target holds none of
+ * it; or the read-back differs.
  */
 import { createReadStream } from "node:fs";
 import process from "node:process";
@@ -14,12 +16,18 @@ import type { ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { exportPets, ImportRefusedError, importPets } from "../../src/mod.ts";
-import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine, readPetLine } from "./_pet-lines.ts";
-import { refuse, storeName } from "./_move-common.ts";
+import { exportPets, ImportRefusedError, importPets, MAX_EXACT_INTEGER, readPetLine } from "../../src/mod.ts";
+import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine } from "./_pet-lines.ts";
+import { onStopSignals, refuse, storeName } from "./_move-common.ts";
 
 /** How long a signalled import may take to roll back before the process exits anyway. */
 const STOP_GRACE_MS = 5000;
+
+/** Below this many ids left above the last imported one, the import says so (ids end at 2^53 − 1). */
+const FEW_IDS_LEFT = 1_000_000;
+
+/** How many pets the read-back reads between turns of the event loop, where a signal is heard. */
+const READ_BACK_TURN = 10_000;
 
 /** Imports an export into the store the settings name; resolves with the exit code. */
 export async function runImport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
@@ -31,14 +39,12 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
     store = await open(config);
     const summary = await importPets(store, readExport(input, read), {
       append: own["--append"] !== undefined,
-      clientMacSecret: () => read.end?.clientMacSecret,
+      clientMacSecrets: () => read.end?.clientMacSecrets ?? [],
     });
-    process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${storeName(config)}, sha256 ${read.end!.sha256}\n`);
-    process.stdout.write(keysLine(summary));
-    const back = await readBack(store, read.first ?? 0, summary.lastId);
-    const agree = back.count === read.end!.count && back.sha256 === read.end!.sha256;
-    process.stdout.write(`read back ${back.count} pets from ${storeName(config)}, sha256 ${back.sha256}: ${agree ? "they agree" : "THEY DIFFER"}\n`);
-    return agree ? 0 : 1;
+    signals.committed();
+    reportStored(storeName(config), summary, read.end!);
+    const back = await readBack(store, read.first ?? 0, summary.lastId, () => signals.signal !== undefined);
+    return reportReadBack(storeName(config), summary, read.end!, back, signals.signal);
   } catch (error) {
     if (error instanceof ImportRefusedError) {
       return refuse("import", [`${error.position === undefined ? "" : `line ${error.position + 2} `}${error.message}; nothing was imported`]);
@@ -52,6 +58,28 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
   }
 }
 
+/** Prints what a committed import stored in the store `name` names, before it is read back. */
+function reportStored(name: string, summary: ImportSummary, end: ExportEnd): void {
+  process.stdout.write(`imported ${summary.count} pets (last id ${summary.lastId}) into ${name}, sha256 ${end.sha256}\n`);
+  process.stdout.write(keysLine(summary));
+  if (MAX_EXACT_INTEGER - summary.lastId < FEW_IDS_LEFT) process.stderr.write(`animal-store import: ${roomLine(summary.lastId)}\n`);
+}
+
+/**
+ * Prints what was read back, or, when a signal cut the read-back short (`back` undefined), that the
+ * import is complete all the same; resolves with the exit code: 0, or 1 when the two differ.
+ */
+function reportReadBack(name: string, summary: ImportSummary, end: ExportEnd, back: ExportEnd | undefined, signal: string | undefined): number {
+  if (back === undefined) {
+    process.stderr.write(`animal-store import: stopped by ${signal} after the import was complete: ${summary.count} pets are in ${name}; ` +
+      "the read-back was cut short, so its count and checksum were not compared\n");
+    return 0;
+  }
+  const agree = back.count === end.count && back.sha256 === end.sha256;
+  process.stdout.write(`read back ${back.count} pets from ${name}, sha256 ${back.sha256}: ${agree ? "they agree" : "THEY DIFFER"}\n`);
+  return agree ? 0 : 1;
+}
+
 function keysLine({ keys, keysLeft }: ImportSummary): string {
   if (keys + keysLeft === 0) return "";
   const left = keysLeft === 0 ? "" : `; ${keysLeft} stayed behind (older than 24 hours, or a JSON-file store's, ` +
@@ -59,14 +87,29 @@ function keysLine({ keys, keysLeft }: ImportSummary): string {
   return `${keys} idempotency keys younger than 24 hours came along${left}\n`;
 }
 
-/** The count and checksum of the target's pets from `first` to `last`, read back through its export. */
-async function readBack(store: PetStore, first: number, last: number): Promise<ExportEnd> {
+/** What is left to create above an imported last id near the end of the ids: the import is kept (docs/decisions.md), and says so. */
+function roomLine(lastId: number): string {
+  const left = MAX_EXACT_INTEGER - lastId;
+  return left === 0
+    ? `no id is left above the last imported id ${lastId} (ids end at 2^53 − 1, and are never reused): every create will answer 503`
+    : `only ${left} ids are left above the last imported id ${lastId} (ids end at 2^53 − 1, and are never reused): creates answer 503 once they are used up`;
+}
+
+/**
+ * The count and checksum of the target's pets from `first` to `last`, read back through its export;
+ * `undefined` once `stopped` (a signal) says so.
+ */
+async function readBack(store: PetStore, first: number, last: number, stopped: () => boolean): Promise<ExportEnd | undefined> {
   const tally = createTally();
+  let read = 0;
   for await (const moved of exportPets(store)) {
+    // An export from memory never waits for I/O, so without a turn of the event loop no signal is heard.
+    if (++read % READ_BACK_TURN === 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (stopped()) return undefined;
     if (moved.pet.id > last) break;
     if (moved.pet.id >= first) tally.add(moved);
   }
-  return tally.end();
+  return stopped() ? undefined : tally.end();
 }
 
 /**
@@ -105,31 +148,41 @@ export async function* readExport(chunks: AsyncIterable<Uint8Array>, read: { end
 
 function checkEnd(stated: ExportEnd, counted: ExportEnd, line: number): ExportEnd {
   if (stated.count !== counted.count) throw new InputError(line, `states ${stated.count} pets, but ${counted.count} came before it`);
+  if (stated.lastId !== counted.lastId) throw new InputError(line, `states last id ${stated.lastId}, but the last pet before it has id ${counted.lastId}`);
   if (stated.sha256 !== counted.sha256) throw new InputError(line, `states sha256 ${stated.sha256}, but the pets before it sum to ${counted.sha256}`);
   return stated;
 }
 
 /**
- * SIGTERM and SIGINT end the input with an error (the store then undoes the import); the process
- * exits once that is done (stdin may still hold it open on Deno), at the latest after a grace.
+ * SIGTERM, SIGINT and SIGHUP end the input with an error (the store then undoes the import); the process
+ * exits once that is done (stdin may still hold it open on Deno), at the latest after a grace. Once
+ * the import has committed there is nothing to undo: a signal only ends the read-back (`signal`).
  */
-function stopOnSignals(input: { destroy(error: Error): void }): { remove: () => void } {
+function stopOnSignals(input: { destroy(error: Error): void }): { readonly signal: string | undefined; committed: () => void; remove: () => void } {
   let grace: ReturnType<typeof setTimeout> | undefined;
+  let signal: string | undefined;
+  let committed = false;
   const stop = (name: string) => {
+    signal ??= name;
+    if (committed || grace !== undefined) return;
     input.destroy(new Error(`stopped by ${name}`));
     grace = setTimeout(() => {
       process.stderr.write(`animal-store import: stopped by ${name}, and the store did not finish undoing it within ${STOP_GRACE_MS} ms\n`);
       process.exit(1);
     }, STOP_GRACE_MS);
   };
-  const onTerm = () => stop("SIGTERM");
-  const onInt = () => stop("SIGINT");
-  process.on("SIGTERM", onTerm);
-  process.on("SIGINT", onInt);
+  const removeSignals = onStopSignals(stop);
   return {
+    get signal() {
+      return signal;
+    },
+    committed: () => {
+      committed = true;
+      clearTimeout(grace);
+      grace = undefined;
+    },
     remove: () => {
-      process.off("SIGTERM", onTerm);
-      process.off("SIGINT", onInt);
+      removeSignals();
       if (grace !== undefined) process.exit(1); // undone and reported: nothing is left to wait for
     },
   };

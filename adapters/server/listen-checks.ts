@@ -2,14 +2,14 @@
  * @module
  * Checks made before the server starts, so a setting that cannot work stops it with one line naming
  * the setting and the fix (exit 2) rather than a runtime's own error: a `HOST` this machine cannot
- * listen on, a `DATA_FILE` in a folder where no file can be made; and the line for a listen that
+ * listen on, a store's file (`DATA_FILE`) in a folder where no file can be made; and the line for a listen that
  * failed all the same.
  */
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
-import { makeFolder } from "../json-file-store/_make-folder.ts";
+import { makeFolder } from "../_files/make-folder.ts";
 
 /** Why this machine cannot listen on `host`, or `undefined` when it can (tried on a free port, then let go). */
 export function hostProblem(host: string): Promise<string | undefined> {
@@ -22,10 +22,13 @@ export function hostProblem(host: string): Promise<string | undefined> {
   });
 }
 
-/** Why no data file can be kept at `dataFile`'s folder, or `undefined` when a file can be made there. */
-export function dataFileProblem(dataFile: string): string | undefined {
-  const folder = dirname(resolve(dataFile));
-  // The store writes its lock and temporary files beside the data file: one made and removed here
+/**
+ * Why no store file can be kept in `path`'s folder, or `undefined` when a file can be made there;
+ * `setting` names the path (`DATA_FILE`) in the line.
+ */
+export function storeFileProblem(path: string, setting: string): string | undefined {
+  const folder = dirname(resolve(path));
+  // A store writes its lock and temporary files beside its file: one made and removed here
   // finds a folder that exists but takes no files (/proc, a read-only mount) as well as a missing one.
   const probe = join(folder, `.animal-store-check-${process.pid}`);
   try {
@@ -36,11 +39,11 @@ export function dataFileProblem(dataFile: string): string | undefined {
   } catch (error) {
     // Deno's sandbox refuses every look at a folder it was not given, the `stat` below included.
     if ((error as Error).name === "NotCapable") {
-      return `DATA_FILE "${dataFile}" is in ${folder}, which this Deno server may not read and write (NotCapable); keep DATA_FILE under data/, or give Deno --allow-read=${folder} --allow-write=${folder}`;
+      return `${setting} "${path}" is in ${folder}, which this Deno server may not read and write (NotCapable); keep ${setting} under data/, or give Deno --allow-read=${folder} --allow-write=${folder}`;
     }
     const file = statSync(folder, { throwIfNoEntry: false })?.isFile() === true;
     const reason = file ? "it is a file, not a folder" : `${(error as NodeJS.ErrnoException).code ?? String(error)}: no file can be made there`;
-    return `DATA_FILE "${dataFile}" cannot be kept in ${folder} (${reason}); set DATA_FILE to a file in a folder this user can write`;
+    return `${setting} "${path}" cannot be kept in ${folder} (${reason}); set ${setting} to a file in a folder this user can write`;
   }
 }
 

@@ -5,6 +5,7 @@
  * from here, `--help` prints it, and a test holds docs/running.md's configuration table to it.
  */
 import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
+import { STORE_NAMES } from "./stores.ts";
 
 /** One setting: variable, flag, default (`undefined`: unset) and what it does. */
 export interface Setting {
@@ -19,7 +20,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "PORT", flag: "--port", default: "8080", summary: "Port to listen on; 0 picks any free port" },
   { variable: "HOST", flag: "--host", default: "127.0.0.1", summary: "Address to listen on (0.0.0.0 for every interface)" },
   { variable: "API_KEYS", flag: "--api-keys", default: undefined, summary: "Comma-separated bearer keys; unset: one is generated and printed" },
-  { variable: "STORE", flag: "--store", default: "file", summary: "file, memory or postgres" },
+  { variable: "STORE", flag: "--store", default: "file", summary: `Where pets are kept: ${STORE_NAMES.join(", ")}` },
   { variable: "DATA_FILE", flag: "--data-file", default: "data/pets.json", summary: "The JSON-file store's file, created on first start" },
   { variable: "DATABASE_URL", flag: "--database-url", default: undefined, summary: "With STORE=postgres: postgres://user:password@host:5432/database" },
   { variable: "LOG", flag: "--log", default: "on", summary: "off turns the access log (and X-Request-Id) off" },

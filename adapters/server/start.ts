@@ -4,7 +4,6 @@
  * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
  * the base URL, and on SIGINT/SIGTERM/SIGHUP finish in-flight requests, close the store and exit 0.
  */
-import { dirname } from "node:path";
 import process from "node:process";
 import type { App, PetStore, Plug, Wrap } from "../../src/mod.ts";
 import type { GeneratedKey } from "./api-key-file.ts";
@@ -14,7 +13,7 @@ import type { TraceSettings } from "./trace-settings.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve, Server } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
-import { createApp, createMemoryStore } from "../../src/mod.ts";
+import { createApp } from "../../src/mod.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { TraceExport } from "./_otlp-export.ts";
@@ -28,15 +27,13 @@ import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
-import { dataFileProblem, hostProblem, listenProblem } from "./listen-checks.ts";
+import { hostProblem, listenProblem } from "./listen-checks.ts";
 import { createNotices, escapeControls } from "./notices.ts";
 import { createOutput } from "./output.ts";
-import { openJsonFileStore } from "../json-file-store/mod.ts";
-import { describeDatabase } from "./postgres-connection.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
-import { openPostgresStore } from "../postgres-store/mod.ts";
-import { sqlWithSpans } from "./_sql-spans.ts";
+import type { OpenContext } from "./stores.ts";
+import { serverStore } from "./stores.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
 export interface RuntimeOptions {
@@ -61,13 +58,13 @@ export type ChooseServe = (config: Config) => Serve;
 /** Runs the standalone server with the `serve` the runtime chooses for the settings. */
 export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === "export" || args[0] === "import") return void (process.exitCode = await runMove(args, process.env, (config) => openStore(config, runtime, NOTICES_TO_STDERR, undefined, undefined)));
+  if (args[0] === "export" || args[0] === "import") return void (process.exitCode = await runMove(args, process.env, (config) => openStore(config, { runtime, notices: NOTICES_TO_STDERR })));
   const answered = await runCommand(args, process.env);
   if (answered !== undefined) return void (process.exitCode = answered);
   const result = readConfig(process.env, args);
   if (!result.ok) return fail(result.issues);
-  // Before the key file is kept in the data folder: a folder that takes no files is named as DATA_FILE.
-  const problem = (await hostProblem(result.value.host)) ?? (result.value.store === "file" ? dataFileProblem(result.value.dataFile) : undefined);
+  // Before the key file is kept beside the store: a folder that takes no files is named as its setting.
+  const problem = (await hostProblem(result.value.host)) ?? serverStore(result.value).problem?.(result.value);
   if (problem !== undefined) return fail([problem]);
   const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
@@ -76,13 +73,13 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const notices = createNotices(config.log, output);
   const traces = await traceExport(config.trace, runtime);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
-  const opened = await openStore(config, runtime, notices, metrics, traces);
+  const opened = await openStore(config, { runtime, notices, metrics, traces });
   const observed = metrics?.observeStore(opened) ?? opened;
   const store = traces?.tracing.store(observed) ?? observed;
   let stopping = false;
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
   const server = await serve(serverApp(config, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
-  if (generated !== undefined) notices.info(keyNotice(generated));
+  if (generated !== undefined) notices.info(keyNotice(generated, config.store));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
   notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
@@ -190,39 +187,24 @@ async function serveMetrics(serve: Serve, metrics: Metrics, api: Server, config:
   return server;
 }
 
-/** The key to use when `API_KEYS` is not set: the one kept in the data folder, unless pets are kept in memory. */
+/** The key to use when `API_KEYS` is not set: the one kept where the store says (beside its file), unless nothing is kept. */
 async function generatedKey(config: Config): Promise<GeneratedKey> {
   const key = config.apiKeys[0] ?? "";
-  if (config.store === "memory") return { key, reused: false };
+  const folder = serverStore(config).keyFolder(config);
+  if (folder === undefined) return { key, reused: false };
   try {
-    return await keepApiKey(dirname(config.dataFile), key);
+    return await keepApiKey(folder, key);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
 }
 
-async function openStore(config: Config, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined, traces: TraceExport | undefined): Promise<PetStore> {
-  if (config.store === "memory") return createMemoryStore();
+/** The store the settings name, opened as its row says; exits 1 naming why when it cannot open. */
+async function openStore(config: Config, context: OpenContext): Promise<PetStore> {
   try {
-    return config.store === "postgres"
-      ? await openDatabase(config.databaseUrl, runtime, notices, metrics, traces)
-      : await openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) });
+    return await serverStore(config).open(config, context);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
-  }
-}
-
-/** The PostgreSQL store over a client of its own, which closing the store closes too. */
-async function openDatabase(url: string, runtime: RuntimeOptions, notices: Notices, metrics: Metrics | undefined, traces: TraceExport | undefined): Promise<PetStore> {
-  const connection = await runtime.connectPostgres(url);
-  const observed = metrics?.observeSql(connection.sql) ?? connection.sql;
-  try {
-    const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan) });
-    notices.info(`opened ${describeDatabase(url)}`);
-    return { ...store, close: async () => (await store.close(), await connection.close()) };
-  } catch (error) {
-    await connection.close();
-    throw error;
   }
 }
 

@@ -10,7 +10,8 @@
  */
 import type { NewPet, Pet, PetStatus } from "../pet.ts";
 import type { PageQuery } from "../store.ts";
-import { withId } from "../pet.ts";
+import { MAX_EXACT_INTEGER, withId } from "../pet.ts";
+import { StoreUnavailableError } from "../store.ts";
 
 /** Pets in id order, overall and per status. */
 export interface PetIndex {
@@ -33,9 +34,14 @@ export function addPet(index: PetIndex, pet: Pet): void {
   if (pet.status !== undefined) index.byStatus[pet.status].push(pet);
 }
 
-/** The ids a store hands out: `next` gives a new pet the id after `last`; `passTo` moves `last` up to an id stored otherwise. */
+/**
+ * The ids a store hands out: `next` gives a new pet the id after `last`, or throws `idsUsedUp()`
+ * once `last` is the largest id (`left` is 0); `passTo` moves `last` up to an id stored otherwise.
+ */
 export interface Numbering {
   readonly last: number;
+  /** How many ids are left to hand out: none above `MAX_EXACT_INTEGER` (2^53 − 1), the end of the API's `petId`. */
+  readonly left: number;
   next(pet: NewPet): Pet;
   passTo(id: number): void;
 }
@@ -47,9 +53,23 @@ export function createNumbering(lastId: number): Numbering {
     get last() {
       return last;
     },
-    next: (pet) => withId(++last, pet),
+    get left() {
+      return MAX_EXACT_INTEGER - last;
+    },
+    next(pet) {
+      // Past it a JSON client could not tell an id from its neighbour, and the API could not name it.
+      if (last >= MAX_EXACT_INTEGER) throw idsUsedUp();
+      return withId(++last, pet);
+    },
     passTo: (id) => void (last = Math.max(last, id)),
   };
+}
+
+/** The error of a create once every id is handed out (answered 503): ids end at 2^53 − 1 and are never reused. */
+export function idsUsedUp(): StoreUnavailableError {
+  return new StoreUnavailableError(
+    `every id up to ${MAX_EXACT_INTEGER} (2^53 − 1, the largest pet id) has been handed out, and ids are never reused: no pet can be created`,
+  );
 }
 
 /** The pet with this id, or `undefined`. */

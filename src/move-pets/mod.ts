@@ -1,7 +1,8 @@
 /**
  * @module
  * Taking every pet from one store to another: `exportPets` reads a store as a consistent snapshot,
- * `importPets` writes pets into a store under their own ids, all or nothing, after checking each.
+ * `importPets` writes pets into a store under their own ids, all or nothing, after checking each;
+ * `petLine` and `readPetLine` write and read a pet with its key as one line of JSON.
  *
  * ```ts
  * const summary = await importPets(target, exportPets(source));
@@ -9,11 +10,13 @@
  */
 import type { Pet } from "../pet.ts";
 import type { PetStore } from "../store.ts";
-import type { ImportOptions, ImportSummary, MovedKey, MovedPet } from "./moved.ts";
-import { readIdempotencyKey } from "../idempotency.ts";
+import type { ImportOptions, ImportSummary, MovedPet } from "./moved.ts";
 import { IDEMPOTENCY_KEY_TTL_MS } from "../store.ts";
+import { keyProblem } from "./pet-line.ts";
 import { ImportRefusedError } from "./moved.ts";
 import { validateStoredPet } from "../validate-pet.ts";
+
+export { petLine, readPetLine } from "./pet-line.ts";
 
 /** How many pets `exportPets` asks `list` for at a time, for stores without their own export. */
 const PAGE_SIZE = 1000;
@@ -67,17 +70,5 @@ export function petProblem(pet: Pet, lastId: number): string | undefined {
   const valid = validateStoredPet(JSON.stringify(pet));
   if (!valid.ok) return `is not a valid pet: ${valid.issues.join("; ")}`;
   if (pet.id <= lastId) return `has id ${pet.id}, not above the previous id ${lastId}`;
-  return undefined;
-}
-
-/** What is wrong with a moved idempotency key: `undefined` when nothing is. */
-export function keyProblem(key: MovedKey): string | undefined {
-  const client = key.client ?? key.clientMac;
-  const valid = readIdempotencyKey(typeof key.key === "string" ? key.key : null);
-  if (typeof client !== "string" || client === "" || (key.client !== undefined && key.clientMac !== undefined)) {
-    return 'has an idempotency key without exactly one of "client" and "clientMac"';
-  }
-  if (!valid.ok || valid.value !== key.key) return `has an idempotency key that is not a valid Idempotency-Key: ${JSON.stringify(key.key)}`;
-  if (!Number.isSafeInteger(key.at) || key.at < 0) return `has an idempotency key whose "at" is not a time in milliseconds: ${JSON.stringify(key.at)}`;
   return undefined;
 }

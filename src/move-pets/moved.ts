@@ -9,7 +9,7 @@ import type { Pet } from "../pet.ts";
  * An idempotency key as it moves between stores, with the time its pet was created (milliseconds
  * since the epoch). `client` is the API key's digest, as the memory and PostgreSQL stores keep it;
  * the JSON-file store keeps only `clientMac`, an HMAC of it under the file's secret, which another
- * store matches only when given that secret (`ImportOptions.clientMacSecret`).
+ * store matches only when given that secret (`ImportOptions.clientMacSecrets`).
  */
 export type MovedKey =
   & { readonly key: string; readonly at: number }
@@ -26,11 +26,12 @@ export interface ImportOptions {
   /** Add the pets above the store's highest id instead of refusing a store that holds pets. Default false. */
   readonly append?: boolean;
   /**
-   * The secret the `clientMac` of the pets' keys was made under (a JSON-file store's), read once the
-   * pets are consumed (an export states it on its last line). A store that takes it matches those
-   * keys for 24 hours; without it they stay behind.
+   * The secrets the `clientMac` of the pets' keys were made under (a JSON-file store's, or those a
+   * PostgreSQL store took with such keys), read once the pets are consumed (an export states them
+   * on its last line). A store that takes them matches those keys for 24 hours; without them the
+   * keys stay behind.
    */
-  readonly clientMacSecret?: () => string | undefined;
+  readonly clientMacSecrets?: () => readonly string[];
 }
 
 /** What an import stored. */
@@ -73,4 +74,10 @@ export interface MovingStore {
    * into. Call it through `importPets`, which also checks each pet.
    */
   importPets?(pets: AsyncIterable<MovedPet>, options?: ImportOptions): Promise<ImportSummary>;
+  /**
+   * The secrets the `clientMac` of the keys `exportPets` carries were made under, for an export to
+   * carry along (see `ImportOptions.clientMacSecrets`). Optional: a store that keeps API key digests
+   * has none.
+   */
+  clientMacSecrets?(): Promise<readonly string[]>;
 }

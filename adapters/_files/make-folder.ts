@@ -1,6 +1,6 @@
 /**
  * @module
- * Private to the JSON-file store and the server's checks: a folder and its missing parents made one at
+ * Private, shared by the JSON-file store and the server's checks: a folder and its missing parents made one at
  * a time. `mkdir` with `{ recursive: true }` never returns on Node 20 where a folder cannot be made in
  * an existing parent that answers `ENOENT` (`/proc/new`): it takes the parent for missing and loops.
  */

@@ -1,33 +1,41 @@
 /**
  * @module
- * The small secrets kept beside the data file (the client MAC's secret, the server's generated API
- * key): written once, mode 600, and read back only from what such a write leaves, a regular file of
- * a few bytes that only its owner may use.
+ * Private, shared by the JSON-file store and the standalone server: the small files kept beside the data file: the secrets (the client MAC's secret, the server's
+ * generated API key), written once, mode 600, and `pets.json.last-id`; each read back only from what
+ * their writes leave, a regular file of a few bytes, and a secret only when its owner alone may use it.
  *
  * The read refuses a symbolic link (it would make another file's word the secret, or, dangling,
  * let the write-once loop forever), a FIFO (opening it waits for a writer), a device (`/dev/zero`
- * never ends) or a folder, a file larger than any secret, and one other users may read or change,
- * as ssh refuses such a private key. Deno's `node:fs` follows links even with `O_NOFOLLOW`, so
+ * never ends) or a folder, a file larger than any of them, and a secret other users may read or
+ * change, as ssh refuses such a private key. Deno's `node:fs` follows links even with `O_NOFOLLOW`, so
  * the file is looked at with `lstat` first and the opened file must be the one looked at.
  */
 import type { Stats } from "node:fs";
 import { constants } from "node:fs";
 import { link, lstat, open, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
-import { syncFolder, writeDurably } from "./_durable-write.ts";
-import { errorCode } from "./_file-lock.ts";
+import { syncFolder, writeDurably } from "./durable-write.ts";
+import { errorCode } from "./error-code.ts";
 
-/** The most bytes a secret file may hold. */
+/** The most bytes a small file beside the data file may hold. */
 export const MAX_SECRET_BYTES = 4096;
 
-/** What is kept in a secret file: nothing yet, its trimmed text, or why the file cannot be used. */
+/** What is kept in a small file: nothing yet, its trimmed text, or why the file cannot be used. */
 export type SecretRead =
   | { readonly kind: "missing" }
   | { readonly kind: "found"; readonly text: string }
   | { readonly kind: "unusable"; readonly problem: string };
 
 /** Reads a secret written by `writeSecretOnce`, refusing anything such a write does not leave. */
-export async function readSecret(path: string): Promise<SecretRead> {
+export function readSecret(path: string): Promise<SecretRead> {
+  return readSmallFile(path, true);
+}
+
+/**
+ * Reads a small file written whole beside the data file (a secret, or `pets.json.last-id`), refusing
+ * what no such write leaves; with `ownerOnly`, also a file other users may read or change.
+ */
+export async function readSmallFile(path: string, ownerOnly: boolean): Promise<SecretRead> {
   let seen: Stats;
   try {
     seen = await lstat(path);
@@ -35,14 +43,14 @@ export async function readSecret(path: string): Promise<SecretRead> {
     if (errorCode(error) === "ENOENT") return { kind: "missing" };
     throw error;
   }
-  const problem = fileProblem(seen);
+  const problem = fileProblem(seen, ownerOnly);
   if (problem !== undefined) return { kind: "unusable", problem };
   // Non-blocking, so a FIFO swapped in after the look does not hold the start.
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
     const opened = await handle.stat();
     if (opened.dev !== seen.dev || opened.ino !== seen.ino) return { kind: "unusable", problem: "it was replaced while being read" };
-    const swapped = fileProblem(opened);
+    const swapped = fileProblem(opened, ownerOnly);
     if (swapped !== undefined) return { kind: "unusable", problem: swapped };
     const bytes = new Uint8Array(MAX_SECRET_BYTES + 1);
     const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
@@ -53,10 +61,11 @@ export async function readSecret(path: string): Promise<SecretRead> {
   }
 }
 
-/** Why a file with these stats is not a secret this module wrote, or `undefined` when it may be one. */
-function fileProblem(stats: Stats): string | undefined {
+/** Why a file with these stats is not one this store wrote, or `undefined` when it may be one. */
+function fileProblem(stats: Stats, ownerOnly: boolean): string | undefined {
   if (!stats.isFile()) return `it is ${kindOf(stats)}, not a regular file`;
   if (stats.size > MAX_SECRET_BYTES) return `it holds more than ${MAX_SECRET_BYTES} bytes`;
+  if (!ownerOnly) return undefined;
   const mode = stats.mode & 0o777;
   if ((mode & 0o077) !== 0) return `its mode ${mode.toString(8)} lets other users at it (chmod 600 it if no one else could have read it)`;
   return undefined;

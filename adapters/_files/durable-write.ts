@@ -1,7 +1,7 @@
 /**
  * @module
  * Writing whole files durably: fsync'd before the promise resolves, for the data file's helpers and
- * the secrets kept beside it (`_secret-file.ts`).
+ * the secrets kept beside it (`secret-file.ts`).
  */
 import type { FileHandle } from "node:fs/promises";
 import { open } from "node:fs/promises";
