@@ -70,7 +70,7 @@ export async function startTraceExport(settings: TraceSettings): Promise<TraceEx
   const selfObsMeterProvider = { getMeter: () => meter };
   // Every request runs in its span's context, so the store's spans find their parent across awaits.
   api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
-  const exporter = new exporters.OTLPTraceExporter({ url: settings.url, timeoutMillis: 10_000 });
+  const exporter = new exporters.OTLPTraceExporter({ url: settings.url, timeoutMillis: settings.timeoutMs, headers: { ...settings.headers }, compression: settings.compression as NonNullable<ExporterConfig["compression"]> });
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({ ...settings.resourceAttributes, "service.name": settings.serviceName, "service.version": VERSION }),
     sampler: samplerOf(sdk, settings),
@@ -106,6 +106,8 @@ export async function startRuntimeTraces(): Promise<TraceExport> {
 }
 
 type Sdk = typeof import("@opentelemetry/sdk-trace");
+// The exporter takes its compression as an enum of the same two strings.
+type ExporterConfig = NonNullable<ConstructorParameters<typeof import("@opentelemetry/exporter-trace-otlp-proto").OTLPTraceExporter>[0]>;
 type Sampler = import("@opentelemetry/sdk-trace").Sampler;
 
 /** The SDK sampler `OTEL_TRACES_SAMPLER` names. */
