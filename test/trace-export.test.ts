@@ -80,3 +80,19 @@ test.each([
 ])("%s=%p is refused in one line naming it", (variable, value, problem) => {
   expect(traceSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", [variable]: value }).problems).toEqual([problem]);
 });
+
+test("an attribute's value keeps 1024 characters unless told otherwise; the span's own limit wins", () => {
+  const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318" };
+  expect(traceSettingsOf(endpoint).settings?.attributeValueLengthLimit).toBe(1024);
+  expect(traceSettingsOf({ ...endpoint, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "256" }).settings?.attributeValueLengthLimit).toBe(256);
+  expect(traceSettingsOf({ ...endpoint, OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "256", OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "64" }).settings?.attributeValueLengthLimit).toBe(64);
+});
+
+test.each([
+  ["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "0"],
+  ["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "unlimited"],
+  ["OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "1048577"],
+  ["OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "-5"],
+])("%s=%p is refused in one line naming it", (variable, value) => {
+  expect(traceSettingsOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c:4318", [variable]: value }).problems).toEqual([`${variable} must be a whole number of characters from 1 to 1048576, got "${value}"`]);
+});

@@ -17,6 +17,8 @@ const AUTH = { authorization: `Bearer ${KEY}` };
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
 const SERVER_KIND = 2;
+/** A User-Agent past the attribute length limit (1024 characters by default). */
+const LONG_AGENT = `long/1 (${"Zq81".repeat(1000)})`;
 const SUITES: readonly { runtime: Runtime; protocol: string; log: string; compression: string }[] = [
   { runtime: "bun", protocol: "http/protobuf", log: "json", compression: "gzip" },
   { runtime: "node", protocol: "http/json", log: "text", compression: "none" },
@@ -57,7 +59,7 @@ function tracingSuite(runtime: Runtime, protocol: string, log: string, compressi
       expect((await fetch(`${server.url}/pets/${petId}`, { headers: { ...AUTH, "user-agent": "probe/1" } })).status).toBe(200);
       expect((await fetch(`${server.url}/pets?status=sold&after=0&limit=7`, { headers: { ...AUTH, traceparent: "00-garbage" } })).status).toBe(200);
       expect((await fetch(`${server.url}/pets/Path-Text-Zq81`, { headers: AUTH })).status).toBe(400);
-      expect((await fetch(`${server.url}/nowhere`, { headers: AUTH })).status).toBe(404);
+      expect((await fetch(`${server.url}/nowhere`, { headers: { ...AUTH, "user-agent": LONG_AGENT } })).status).toBe(404);
       // The spans are sent at the latest by the graceful stop, within its grace.
       exitCode = await server.stop("SIGTERM");
     }, 60_000);
@@ -103,6 +105,11 @@ function tracingSuite(runtime: Runtime, protocol: string, log: string, compressi
       });
       expect(got.resource["service.name"]).toBe("pets-under-test");
       expect(got.resource["deployment.environment.name"]).toBe("test");
+    });
+
+    test("a User-Agent past the attribute length limit is sent cut to it, 1024 characters by default", () => {
+      const nowhere = receiver.spans.find((span) => span.name === "GET")!;
+      expect(nowhere.attributes["user_agent.original"]).toBe(LONG_AGENT.slice(0, 1024));
     });
 
     test("each store operation is a child span of its request's span", () => {

@@ -42,6 +42,8 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", flag: "--otel-exporter-otlp-traces-timeout", default: undefined, summary: "Milliseconds an export may take; wins over OTEL_EXPORTER_OTLP_TIMEOUT" },
   { variable: "OTEL_EXPORTER_OTLP_COMPRESSION", flag: "--otel-exporter-otlp-compression", default: "none", summary: "gzip or none" },
   { variable: "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", flag: "--otel-exporter-otlp-traces-compression", default: undefined, summary: "gzip or none; wins over OTEL_EXPORTER_OTLP_COMPRESSION" },
+  { variable: "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", flag: "--otel-attribute-value-length-limit", default: "1024", summary: "Characters a span attribute's value keeps (a longer User-Agent is cut)" },
+  { variable: "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", flag: "--otel-span-attribute-value-length-limit", default: undefined, summary: "The same for spans; wins over OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT" },
   { variable: "OTEL_SERVICE_NAME", flag: "--otel-service-name", default: "animal-store", summary: "The service.name of exported spans" },
   { variable: "OTEL_RESOURCE_ATTRIBUTES", flag: "--otel-resource-attributes", default: undefined, summary: "More resource attributes: key=value,key=value" },
   { variable: "OTEL_TRACES_SAMPLER", flag: "--otel-traces-sampler", default: "parentbased_always_on", summary: "Which traces are recorded: always_on, always_off, traceidratio or parentbased_*" },

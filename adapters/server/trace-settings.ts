@@ -29,6 +29,8 @@ export interface TraceSettings {
   /** How long an export may take, in milliseconds. */
   readonly timeoutMs: number;
   readonly compression: OtlpCompression;
+  /** The longest an attribute's string value may be, in characters; longer ones are cut (a client's `User-Agent`). */
+  readonly attributeValueLengthLimit: number;
 }
 
 /** How an export's body is compressed. */
@@ -38,6 +40,9 @@ const COMPRESSIONS = ["gzip", "none"] as const;
 
 /** The longest timeout a timer takes (2^31 − 1 ms); past it runtimes fire at once, with a warning. */
 const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** The longest attribute value the limit may allow, in characters. */
+const MAX_ATTRIBUTE_LENGTH = 1_048_576;
 
 /** The samplers of the specification that need nothing beyond the SDK. */
 export const SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
@@ -59,12 +64,15 @@ export function readTraceSettings(setting: (name: string) => string | undefined,
   if (Number.isNaN(ratio)) problems.push(`OTEL_TRACES_SAMPLER_ARG must be a fraction from 0 to 1, got "${ratioText}"`);
   const resourceAttributes = parseResourceAttributes(setting("OTEL_RESOURCE_ATTRIBUTES") ?? "", problems);
   const headers = { ...exportHeaders("OTEL_EXPORTER_OTLP_HEADERS", setting, problems), ...exportHeaders("OTEL_EXPORTER_OTLP_TRACES_HEADERS", setting, problems) };
-  const [timeoutName, timeoutText] = tracesOwn("TIMEOUT", setting);
+  const [timeoutName, timeoutText] = exporterSetting("TIMEOUT", setting);
   const timeoutMs = /^[0-9]{1,10}$/.test(timeoutText ?? "") ? Number(timeoutText) : 0;
   if (timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) problems.push(`${timeoutName} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got "${timeoutText}"`);
-  const [compressionName, compressionText] = tracesOwn("COMPRESSION", setting);
+  const [compressionName, compressionText] = exporterSetting("COMPRESSION", setting);
   const compression = COMPRESSIONS.find((name) => name === compressionText);
   if (compression === undefined) problems.push(`${compressionName} must be "gzip" or "none", got "${compressionText}"`);
+  const [limitName, limitText] = preferred("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", setting);
+  const attributeValueLengthLimit = /^[0-9]{1,7}$/.test(limitText ?? "") ? Number(limitText) : 0;
+  if (attributeValueLengthLimit < 1 || attributeValueLengthLimit > MAX_ATTRIBUTE_LENGTH) problems.push(`${limitName} must be a whole number of characters from 1 to ${MAX_ATTRIBUTE_LENGTH}, got "${limitText}"`);
   return {
     url,
     protocol: protocol ?? "http/protobuf",
@@ -75,13 +83,19 @@ export function readTraceSettings(setting: (name: string) => string | undefined,
     headers,
     timeoutMs,
     compression: compression ?? "none",
+    attributeValueLengthLimit,
   };
 }
 
 /** The exporter's setting `OTEL_EXPORTER_OTLP_TRACES_<name>` when set, else `OTEL_EXPORTER_OTLP_<name>`, with the variable it came from. */
-function tracesOwn(name: string, setting: (name: string) => string | undefined): [string, string | undefined] {
-  const own = setting(`OTEL_EXPORTER_OTLP_TRACES_${name}`);
-  return own !== undefined ? [`OTEL_EXPORTER_OTLP_TRACES_${name}`, own] : [`OTEL_EXPORTER_OTLP_${name}`, setting(`OTEL_EXPORTER_OTLP_${name}`)];
+function exporterSetting(name: string, setting: (name: string) => string | undefined): [string, string | undefined] {
+  return preferred(`OTEL_EXPORTER_OTLP_TRACES_${name}`, `OTEL_EXPORTER_OTLP_${name}`, setting);
+}
+
+/** The specific setting when set, else the general one, with the variable it came from. */
+function preferred(specific: string, general: string, setting: (name: string) => string | undefined): [string, string | undefined] {
+  const value = setting(specific);
+  return value !== undefined ? [specific, value] : [general, setting(general)];
 }
 
 /** The traces URL: the signal's own endpoint as it is, else the base endpoint with `v1/traces` appended, as the specification says. */
