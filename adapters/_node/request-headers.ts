@@ -10,13 +10,15 @@
  * header lines when first asked for, which then holds the headers for good.
  */
 import { HEADER_NAME } from "../../src/_internal/_header-records.ts";
+import { LazyHeaders } from "./lazy-headers.ts";
 
 /** A request's headers over Node's raw header lines (`[name, value, name, value, …]`), a real `Headers` once anything but reading one is asked. */
-export class NodeRequestHeaders {
+export class NodeRequestHeaders extends LazyHeaders {
   readonly #lines: readonly string[];
   #real: Headers | undefined;
 
   constructor(lines: readonly string[]) {
+    super();
     this.#lines = lines;
   }
 
@@ -36,50 +38,15 @@ export class NodeRequestHeaders {
 
   /** Sets a header, replacing any value it had. */
   set(name: string, value: string): void {
-    this.#materialized().set(name, value);
-  }
-
-  /** Appends a value to a header. */
-  append(name: string, value: string): void {
-    this.#materialized().append(name, value);
+    this.real().set(name, value);
   }
 
   /** Removes a header. */
   delete(name: string): void {
-    this.#materialized().delete(name);
+    this.real().delete(name);
   }
 
-  /** Every `Set-Cookie` value. */
-  getSetCookie(): string[] {
-    return this.#materialized().getSetCookie();
-  }
-
-  /** Calls `callback` with each header, in the Fetch API's order. */
-  forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#materialized().forEach((value, name) => callback.call(thisArg, value, name, this as unknown as Headers));
-  }
-
-  /** The headers as name-value pairs. */
-  entries(): ReturnType<Headers["entries"]> {
-    return this.#materialized().entries();
-  }
-
-  /** The header names. */
-  keys(): ReturnType<Headers["keys"]> {
-    return this.#materialized().keys();
-  }
-
-  /** The header values. */
-  values(): ReturnType<Headers["values"]> {
-    return this.#materialized().values();
-  }
-
-  /** The headers as name-value pairs. */
-  [Symbol.iterator](): ReturnType<Headers["entries"]> {
-    return this.#materialized()[Symbol.iterator]();
-  }
-
-  #materialized(): Headers {
+  protected override real(): Headers {
     if (this.#real === undefined) {
       const real = new Headers();
       for (let i = 0; i < this.#lines.length; i += 2) real.append(this.#lines[i]!, this.#lines[i + 1]!);
