@@ -5,7 +5,7 @@
  * is set and `OTEL_SDK_DISABLED` is not `true`; otherwise nothing of it is loaded. Each malformed value
  * is refused in one line, as every setting is, rather than ignored as the SDK would ignore it.
  */
-import { FORBIDDEN_IN_HEADER_VALUE, HEADER_NAME } from "../../src/_internal/_header-records.ts";
+import { FORBIDDEN_IN_HEADER_VALUE, HEADER_NAME } from "../../src/_internal/mod.ts";
 
 /** How spans are sent: OTLP over HTTP, as protobuf or JSON. */
 export type OtlpProtocol = "http/protobuf" | "http/json";

@@ -6,6 +6,7 @@
  * package entry point: a host never needs it.
  */
 export { isBearerToken } from "../auth.ts";
+export { FORBIDDEN_IN_HEADER_VALUE, HEADER_NAME } from "./_header-records.ts";
 export { publicUrlProblem } from "../public-origin.ts";
 export { ROUTES } from "../routes.ts";
 export { rawTarget, splitUrl } from "./_request-target.ts";
