@@ -78,6 +78,22 @@ for (const runtime of ["bun", "deno", "node"] as const) {
       expect(stderr).toMatch(/^animal-store: HOST "not-a-host" is not an address of this machine \(.+\); set HOST to one of its addresses, e\.g\. 127\.0\.0\.1, or 0\.0\.0\.0 for every interface\n$/);
     }, 25_000);
 
+    test("malformed exporter settings exit 2 with one line each, never echoing a header's value", async () => {
+      const env = { STORE: "memory", API_KEYS: "k", OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318", OTEL_EXPORTER_OTLP_HEADERS: "Authorization: Bearer Zq81-secret", OTEL_EXPORTER_OTLP_TIMEOUT: "10s", OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "zstd" };
+      const { code, stderr } = await run(runtime, [], env);
+      expect(code).toBe(2);
+      expect(stderr.trimEnd().split("\n").map((line) => /^animal-store: (\S+) must /.exec(line)?.[1])).toEqual(["OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION"]);
+      expect(stderr).not.toContain("Zq81-secret");
+    }, 25_000);
+
+    test("OTEL_SDK_DISABLED=yes exits 2 with one line naming it (Deno says so itself first, in its own words)", async () => {
+      const { code, stderr } = await run(runtime, [], { STORE: "memory", API_KEYS: "k", OTEL_SDK_DISABLED: "yes" });
+      expect(code).toBe(2);
+      // Deno 2.9 reads OTEL_SDK_DISABLED before any code of ours runs (docs/running.md).
+      const ours = stderr.trimEnd().split("\n").filter((line) => runtime !== "deno" || !line.startsWith("'OTEL_SDK_DISABLED' env var value not recognized"));
+      expect(ours).toEqual(['animal-store: OTEL_SDK_DISABLED must be "true" or "false", got "yes"']);
+    }, 25_000);
+
     test("a setting's value with line breaks and escapes is echoed escaped, one line per problem: no forged line", async () => {
       const forged = { HOST: "127.0.0.1\nanimal-store: forged", CORS_ORIGINS: "https://a.example\r\nanimal-store: forged", PUBLIC_URL: "https://x.example/\u001b[2J\r\nanimal-store: forged" };
       const { code, stderr } = await run(runtime, [], { ...forged, STORE: "memory", API_KEYS: "k" });

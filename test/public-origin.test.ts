@@ -76,6 +76,22 @@ describe("Host and the public origin", () => {
     expect(response.headers.get("link")).toBe('<https://pets.example/v1/pets>; rel="successor-version"');
   });
 
+  test.each(['proto=http;host=evil.example;proto=https', 'for=1.2.3.4;host=pets.example;host=evil.example', 'for=1.2.3.4;HOST=evil.example;host=pets.example', 'for=1.2.3.4;host="evil.example', 'for=1.2.3.4;host=evil"example', 'for=1.2.3.4;host=pets example', 'for=1.2.3.4;host=', 'for=1.2.3.4;=x;host=evil.example'])(
+    "with trustProxy forwarded, a malformed first element (%p) gives no origin: the request's own is written",
+    async (forwarded) => {
+      const app = testApp({ trustProxy: "forwarded" });
+      const response = await fromHost(app, "10.0.0.2:8080", "/v1/pets/1", { headers: { forwarded } });
+      expect(response.headers.get("link")).toBe('<http://10.0.0.2:8080/v1/pets>; rel="successor-version"');
+    },
+  );
+
+  test("with trustProxy forwarded, a quoted value is read whole and unescaped, and a later element is never read", async () => {
+    const app = testApp({ trustProxy: "forwarded" });
+    const forwarded = 'for="[2001:db8::1]:4711";host="pets\\.example";proto=https, for=10.0.0.1;host=evil.example';
+    const response = await fromHost(app, "10.0.0.2:8080", "/v1/pets/1", { headers: { forwarded } });
+    expect(response.headers.get("link")).toBe('<https://pets.example/v1/pets>; rel="successor-version"');
+  });
+
   test("with trustProxy x-forwarded, X-Forwarded-Proto and X-Forwarded-Host give the scheme and host", async () => {
     const app = testApp({ trustProxy: "x-forwarded" });
     const headers = { "x-forwarded-proto": "https", "x-forwarded-host": "pets.example, inner.proxy" };

@@ -148,6 +148,23 @@ describe("rate limits", () => {
     expect(await viaProxy({ "x-forwarded-for": "198.51.100.10" })).toBe(429);
   });
 
+  test("with trustProxy forwarded, an element naming a parameter twice is malformed: no client picks its address by a second for=", async () => {
+    const app = limitedApp({ requests: 1, seconds: 3600, burst: 2 }, { trustProxy: "forwarded" });
+    const viaProxy = (forwarded: string) => send(app, "/v1/pets", { forwarded }, from("10.0.0.1")).then((response) => response.status);
+    // Sent directly, and as nginx writes "for=$remote_addr;host=$host;proto=$scheme" for a Host of "a.example;for=…".
+    const tricks = [1, 2, 3].flatMap((n) => [`for=203.0.113.7;for=198.18.5.${n}`, `for=192.0.2.50;host=a.example;for=198.18.7.${n};proto=http`]);
+    expect(await Promise.all(tricks.map(viaProxy))).toEqual([401, 401, 429, 429, 429, 429]);
+    // Every such request is one unknown client: neither address named in it is charged.
+    expect([await viaProxy("for=203.0.113.7"), await viaProxy("for=192.0.2.50"), await viaProxy("for=198.18.5.1")]).toEqual([401, 401, 401]);
+  });
+
+  test("with trustProxy forwarded, a ; or , inside a quoted value neither ends the pair nor the element", async () => {
+    const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: "forwarded" });
+    const viaProxy = (forwarded: string) => send(app, "/v1/pets", { forwarded }, from("10.0.0.1")).then((response) => response.status);
+    expect(await viaProxy('for=203.0.113.9;host="a.example;for=198.18.6.1,for=198.18.6.2"')).toBe(401);
+    expect(await viaProxy('for=203.0.113.9;host="b.example"')).toBe(429);
+  });
+
   test("behind a trusted proxy every spelling of one address counts as it, and what is not an address as one unknown client", async () => {
     const app = limitedApp({ requests: 1, seconds: 3600, burst: 1 }, { trustProxy: "x-forwarded" });
     const viaProxy = (forwarded: string) => send(app, "/v1/pets", { "x-forwarded-for": forwarded }, from("10.0.0.1")).then((response) => response.status);

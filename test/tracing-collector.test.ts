@@ -66,3 +66,32 @@ for (const runtime of ["bun", "node"] as const satisfies readonly Runtime[]) {
     }, 90_000);
   });
 }
+
+describe("the exporter's own warnings", () => {
+  test.each(["bun", "deno", "node"] as const)("on %s, a collector asking for a retry at once (Retry-After: 0) leaves stdout and stderr JSON Lines with LOG_FORMAT=json", async (runtime) => {
+    const receiver = startOtlpReceiver();
+    receiver.failing(0, "0");
+    const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG_FORMAT: "json", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    try {
+      expect([...(await traffic(server))]).toEqual([200]);
+      // An export and its retries: the exporter sets each retry's timer to -1 ms, which Bun and Deno warn of.
+      for (const started = Date.now(); receiver.headers.length < 3 && Date.now() - started < 15_000;) await Bun.sleep(25);
+      expect(receiver.headers.length).toBeGreaterThanOrEqual(3);
+      expect(await server.stop("SIGTERM")).toBe(0);
+      const lines = server.output().split("\n").filter((line) => line !== "");
+      const notJson = lines.filter((line) => {
+        try {
+          return typeof JSON.parse(line) !== "object";
+        } catch {
+          return true;
+        }
+      });
+      expect(notJson).toEqual([]);
+      const warned = lines.some((line) => (JSON.parse(line) as { message?: string }).message?.includes("TimeoutNegativeWarning"));
+      expect(warned).toBe(runtime !== "node"); // Node 20 sets such a timer to 1 ms without a word
+    } finally {
+      await server.stop("SIGKILL").catch(() => undefined);
+      await receiver.stop();
+    }
+  }, 90_000);
+});

@@ -17,17 +17,19 @@ const AUTH = { authorization: `Bearer ${KEY}` };
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
 const SERVER_KIND = 2;
-const SUITES: readonly { runtime: Runtime; protocol: string; log: string }[] = [
-  { runtime: "bun", protocol: "http/protobuf", log: "json" },
-  { runtime: "node", protocol: "http/json", log: "text" },
-  { runtime: "deno", protocol: "http/protobuf", log: "text" },
-  { runtime: "deno-serve", protocol: "http/json", log: "json" },
+/** A User-Agent past the attribute length limit (1024 characters by default). */
+const LONG_AGENT = `long/1 (${"Zq81".repeat(1000)})`;
+const SUITES: readonly { runtime: Runtime; protocol: string; log: string; compression: string }[] = [
+  { runtime: "bun", protocol: "http/protobuf", log: "json", compression: "gzip" },
+  { runtime: "node", protocol: "http/json", log: "text", compression: "none" },
+  { runtime: "deno", protocol: "http/protobuf", log: "text", compression: "none" },
+  { runtime: "deno-serve", protocol: "http/json", log: "json", compression: "gzip" },
 ];
 
 const isServer = (span: ReceivedSpan) => span.kind === SERVER_KIND;
 
-function tracingSuite(runtime: Runtime, protocol: string, log: string): void {
-  describe(`traces from the server on ${runtime} (${protocol}, LOG_FORMAT=${log})`, () => {
+function tracingSuite(runtime: Runtime, protocol: string, log: string, compression: string): void {
+  describe(`traces from the server on ${runtime} (${protocol}, LOG_FORMAT=${log}, compression ${compression})`, () => {
     let receiver: OtlpReceiver;
     let server: ServerProcess;
     let petId = 0;
@@ -44,6 +46,9 @@ function tracingSuite(runtime: Runtime, protocol: string, log: string): void {
         OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         OTEL_SERVICE_NAME: "pets-under-test",
         OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=test",
+        OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=Zq81%20general,x-tenant=general",
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-tenant=pets",
+        OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: compression,
       });
       const created = await fetch(`${server.url}/pets`, {
         method: "POST",
@@ -54,13 +59,20 @@ function tracingSuite(runtime: Runtime, protocol: string, log: string): void {
       expect((await fetch(`${server.url}/pets/${petId}`, { headers: { ...AUTH, "user-agent": "probe/1" } })).status).toBe(200);
       expect((await fetch(`${server.url}/pets?status=sold&after=0&limit=7`, { headers: { ...AUTH, traceparent: "00-garbage" } })).status).toBe(200);
       expect((await fetch(`${server.url}/pets/Path-Text-Zq81`, { headers: AUTH })).status).toBe(400);
-      expect((await fetch(`${server.url}/nowhere`, { headers: AUTH })).status).toBe(404);
+      expect((await fetch(`${server.url}/nowhere`, { headers: { ...AUTH, "user-agent": LONG_AGENT } })).status).toBe(404);
       // The spans are sent at the latest by the graceful stop, within its grace.
       exitCode = await server.stop("SIGTERM");
     }, 60_000);
     afterAll(async () => {
       await server?.stop("SIGKILL").catch(() => undefined);
       await receiver?.stop();
+    });
+
+    test("every export carries the configured headers, the traces' own winning, and is compressed as configured", () => {
+      expect(receiver.headers.length).toBeGreaterThan(0);
+      for (const headers of receiver.headers) {
+        expect([headers.get("x-collector-key"), headers.get("x-tenant"), headers.get("content-encoding") ?? "none"]).toEqual(["Zq81 general", "pets", compression]);
+      }
     });
 
     test("the stop exits 0 having sent every request's server span, each named by its route template", () => {
@@ -95,6 +107,11 @@ function tracingSuite(runtime: Runtime, protocol: string, log: string): void {
       expect(got.resource["deployment.environment.name"]).toBe("test");
     });
 
+    test("a User-Agent past the attribute length limit is sent cut to it, 1024 characters by default", () => {
+      const nowhere = receiver.spans.find((span) => span.name === "GET")!;
+      expect(nowhere.attributes["user_agent.original"]).toBe(LONG_AGENT.slice(0, 1024));
+    });
+
     test("each store operation is a child span of its request's span", () => {
       for (const [server, store] of [["POST /v1/pets", "PetStore.create"], ["GET /v1/pets", "PetStore.list"]] as const) {
         const parent = receiver.spans.find((span) => span.name === server)!;
@@ -118,7 +135,7 @@ function tracingSuite(runtime: Runtime, protocol: string, log: string): void {
   });
 }
 
-for (const { runtime, protocol, log } of SUITES) tracingSuite(runtime, protocol, log);
+for (const { runtime, protocol, log, compression } of SUITES) tracingSuite(runtime, protocol, log, compression);
 
 describe("a 5xx in a trace", () => {
   test("an answer 503 (the data file cannot be written) marks its server span and its store span as errors", async () => {

@@ -12,6 +12,7 @@
  */
 
 import { FORBIDDEN_IN_HEADER_VALUE as FORBIDDEN_IN_VALUE, HEADER_NAME as TOKEN } from "../../src/_internal/_header-records.ts";
+import { LazyHeaders } from "./lazy-headers.ts";
 
 // The Fetch API strips HTTP whitespace from a value's ends.
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
@@ -28,11 +29,12 @@ export function recordHeaders(init: Record<string, string>): RecordHeaders | und
 }
 
 /** Headers kept in a plain record until something other than get, has, set or delete is asked of them. */
-export class RecordHeaders {
+export class RecordHeaders extends LazyHeaders {
   #record: Record<string, string> | undefined;
   #real: Headers | undefined;
 
   constructor(record: Record<string, string>) {
+    super();
     this.#record = record;
   }
 
@@ -43,65 +45,30 @@ export class RecordHeaders {
 
   /** A header's value, or `null`. */
   get(name: string): string | null {
-    if (this.#record === undefined) return this.#materialized().get(name);
+    if (this.#record === undefined) return this.real().get(name);
     return this.#record[checkedName(name)] ?? null;
   }
 
   /** Whether the header is present. */
   has(name: string): boolean {
-    if (this.#record === undefined) return this.#materialized().has(name);
+    if (this.#record === undefined) return this.real().has(name);
     return this.#record[checkedName(name)] !== undefined;
   }
 
   /** Sets a header, replacing any value it had. */
   set(name: string, value: string): void {
     const key = checkedName(name);
-    if (this.#record === undefined || key === "set-cookie") return this.#materialized().set(name, value);
+    if (this.#record === undefined || key === "set-cookie") return this.real().set(name, value);
     this.#record[key] = checkedValue(value);
   }
 
   /** Removes a header. */
   delete(name: string): void {
-    if (this.#record === undefined) return this.#materialized().delete(name);
+    if (this.#record === undefined) return this.real().delete(name);
     delete this.#record[checkedName(name)];
   }
 
-  /** Appends a value to a header. */
-  append(name: string, value: string): void {
-    this.#materialized().append(name, value);
-  }
-
-  /** Every `Set-Cookie` value. */
-  getSetCookie(): string[] {
-    return this.#materialized().getSetCookie();
-  }
-
-  /** Calls `callback` with each header, in the Fetch API's order. */
-  forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
-    this.#materialized().forEach((value, name) => callback.call(thisArg, value, name, this as unknown as Headers));
-  }
-
-  /** The headers as name-value pairs. */
-  entries(): ReturnType<Headers["entries"]> {
-    return this.#materialized().entries();
-  }
-
-  /** The header names. */
-  keys(): ReturnType<Headers["keys"]> {
-    return this.#materialized().keys();
-  }
-
-  /** The header values. */
-  values(): ReturnType<Headers["values"]> {
-    return this.#materialized().values();
-  }
-
-  /** The headers as name-value pairs. */
-  [Symbol.iterator](): ReturnType<Headers["entries"]> {
-    return this.#materialized()[Symbol.iterator]();
-  }
-
-  #materialized(): Headers {
+  protected override real(): Headers {
     if (this.#real === undefined) {
       this.#real = new Headers(this.#record);
       this.#record = undefined;

@@ -5,10 +5,10 @@
  *
  * What the look-alike buys: building a real `Request` (its `Headers`, its body stream) costs more
  * on Node 20 than everything the service then does with a list request (measured in
- * bench/RESULTS.md). The look-alike has exactly what the core may read of a request
+ * bench/RESULTS.md). The look-alike has what the core may read of a request
  * (`src/_internal/_fetch-contract.ts`: `method`, `url`, `headers.get`, `body`, `arrayBuffer()`), built when first
- * asked for, so `serveNode` gives it to an `App`; `toNodeListener`, which serves any handler, builds a
- * real `Request`.
+ * asked for, and headers a wrap may use whole (`request-headers.ts`), so `serveNode` gives it to an
+ * `App`; `toNodeListener`, which serves any handler, builds a real `Request`.
  */
 import { Buffer } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -16,6 +16,7 @@ import type { CoreRequest } from "../../src/_internal/_fetch-contract.ts";
 import type { ConnectionInfo } from "../../src/mod.ts";
 import { isHostValue } from "../../src/_internal/_host.ts";
 import { urlHost } from "../_serve.ts";
+import { NodeRequestHeaders } from "./request-headers.ts";
 
 /** A request with only what the service's app reads, each part read from Node's request when asked for. */
 export function nodeRequest(incoming: IncomingMessage): Request {
@@ -37,7 +38,7 @@ class NodeRequest implements CoreRequest {
     this.#incoming = incoming;
     this.method = incoming.method ?? "GET";
     this.url = absoluteUrl(incoming);
-    this.headers = new NodeRequestHeaders(incoming);
+    this.headers = new NodeRequestHeaders(incoming.rawHeaders);
   }
 
   get body(): ReadableStream<Uint8Array> | null {
@@ -66,19 +67,6 @@ export const NODE_CONNECTION: ConnectionInfo = Object.freeze({
     return address === undefined ? null : { address };
   },
 });
-
-/** The `headers.get` of the look-alike. */
-class NodeRequestHeaders {
-  readonly #incoming: IncomingMessage;
-
-  constructor(incoming: IncomingMessage) {
-    this.#incoming = incoming;
-  }
-
-  get(name: string): string | null {
-    return headerValue(this.#incoming, name.toLowerCase());
-  }
-}
 
 /**
  * A real `Request`, whose signal aborts when the client goes away before the answer is sent. Its
@@ -134,22 +122,6 @@ function readWhole(incoming: IncomingMessage): Promise<ArrayBuffer> {
     });
     incoming.on("error", reject);
   });
-}
-
-/**
- * A request header's value; repeated headers are joined with ", " as the Fetch API does (Node's
- * `headers` keeps only the first of some, such as Authorization). Scans `rawHeaders` rather than
- * `headersDistinct`, which builds arrays for every header.
- */
-function headerValue(incoming: IncomingMessage, name: string): string | null {
-  const raw = incoming.rawHeaders;
-  let value: string | null = null;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === name.length && raw[i]!.toLowerCase() === name) {
-      value = value === null ? raw[i + 1]! : `${value}, ${raw[i + 1]}`;
-    }
-  }
-  return value;
 }
 
 function headerPairs(incoming: IncomingMessage): [string, string][] {

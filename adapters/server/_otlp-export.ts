@@ -8,9 +8,11 @@
  * A collector that is down, slow or refusing never holds a request: ended spans wait in the SDK's
  * bounded batch queue (2048 spans, sent 512 at a time); when it is full, spans are dropped, and
  * spans dropped or lost in a failed export are counted (the SDK reports both to the meter given
- * here), for the metrics and the notice at the stop.
+ * here), for the metrics and the notice at the stop. The queue is bounded in bytes too, by the length
+ * an attribute's value may have (`OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`): a client's long `User-Agent` is
+ * cut before the span keeps it.
  */
-import type { Tracing } from "../../src/tracing/mod.ts";
+import type { OtelTracer, Tracing } from "../../src/tracing/mod.ts";
 import type { TraceSettings } from "./trace-settings.ts";
 import { tracing } from "../../src/tracing/mod.ts";
 import { familyHeader, label, sample } from "./_metric-kinds.ts";
@@ -70,13 +72,14 @@ export async function startTraceExport(settings: TraceSettings): Promise<TraceEx
   const selfObsMeterProvider = { getMeter: () => meter };
   // Every request runs in its span's context, so the store's spans find their parent across awaits.
   api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
-  const exporter = new exporters.OTLPTraceExporter({ url: settings.url, timeoutMillis: 10_000 });
+  const exporter = new exporters.OTLPTraceExporter({ url: settings.url, timeoutMillis: settings.timeoutMs, headers: { ...settings.headers }, compression: settings.compression as NonNullable<ExporterConfig["compression"]> });
   const provider = new sdk.TracerProvider({
     resource: resources.resourceFromAttributes({ ...settings.resourceAttributes, "service.name": settings.serviceName, "service.version": VERSION }),
     sampler: samplerOf(sdk, settings),
+    spanLimits: { attributeValueLengthLimit: settings.attributeValueLengthLimit },
     spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000, selfObsMeterProvider })],
   });
-  const traces = tracing({ api, tracer: provider.getTracer("animal-store", VERSION) });
+  const traces = tracing({ api, tracer: cuttingAttributes(provider.getTracer("animal-store", VERSION), settings.attributeValueLengthLimit) });
   return {
     tracing: traces,
     lost: () => ({ ...lost }),
@@ -105,7 +108,32 @@ export async function startRuntimeTraces(): Promise<TraceExport> {
   return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
 }
 
+/**
+ * The tracer with every string attribute a span starts with cut to `limit` characters, as a string of
+ * its own. The SDK cuts to the same limit with `substring`, which on every engine keeps the whole value
+ * alive behind the cut: a 14 KB `User-Agent` stayed whole in the span queue (bench/RESULTS.md).
+ */
+function cuttingAttributes(tracer: OtelTracer, limit: number): OtelTracer {
+  return {
+    startSpan(name, options, context) {
+      const attributes = options?.attributes;
+      let long = false;
+      for (const key in attributes) long ||= typeof attributes[key] === "string" && attributes[key].length > limit;
+      if (!long) return tracer.startSpan(name, options, context);
+      const cut = Object.fromEntries(Object.entries(attributes!).map(([key, value]) => [key, typeof value === "string" && value.length > limit ? copiedPrefix(value, limit) : value]));
+      return tracer.startSpan(name, { ...options, attributes: cut }, context);
+    },
+  };
+}
+
+/** The first `length` characters of `text` as a new string, not a view into `text` (a surrogate pair cut in two ends in U+FFFD, as OTLP would send it). */
+function copiedPrefix(text: string, length: number): string {
+  return new TextDecoder().decode(new TextEncoder().encode(text.slice(0, length)));
+}
+
 type Sdk = typeof import("@opentelemetry/sdk-trace");
+// The exporter takes its compression as an enum of the same two strings.
+type ExporterConfig = NonNullable<ConstructorParameters<typeof import("@opentelemetry/exporter-trace-otlp-proto").OTLPTraceExporter>[0]>;
 type Sampler = import("@opentelemetry/sdk-trace").Sampler;
 
 /** The SDK sampler `OTEL_TRACES_SAMPLER` names. */

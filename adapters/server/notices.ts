@@ -4,7 +4,8 @@
  * warnings), in the access log's format: plain text as ever, or with `LOG_FORMAT=json` one JSON
  * object per line (`time`, `level`, `message`, as the error lines), so that everything the server
  * writes to stdout is JSON Lines a log shipper can read. Information goes to stdout, warnings and
- * errors to stderr.
+ * errors to stderr. The runtime's own process warnings (the exporter's retry timer set to -1 ms gives
+ * Bun and Deno a `TimeoutNegativeWarning`) are written the same way, instead of as the runtime's lines.
  */
 import type { LogFormat } from "./access-log.ts";
 import type { Output } from "./output.ts";
@@ -26,6 +27,12 @@ export function createNotices(format: LogFormat | "off", output: Output): Notice
     warn: (message) => output.err(`${line("warn", message)}\n`),
     error: (message) => output.err(`${line("error", message)}\n`),
   };
+}
+
+/** Writes each process warning to `notices` as one warning line, and no longer as the runtime prints it. */
+export function takeProcessWarnings(notices: Notices): void {
+  process.removeAllListeners("warning");
+  process.on("warning", (warning) => notices.warn(`animal-store: ${warning.name}: ${warning.message}`));
 }
 
 /**

@@ -28,7 +28,7 @@ import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
 import { hostProblem, listenProblem } from "./listen-checks.ts";
-import { createNotices, escapeControls } from "./notices.ts";
+import { createNotices, escapeControls, takeProcessWarnings } from "./notices.ts";
 import { createOutput } from "./output.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
@@ -71,6 +71,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const serve = chooseServe(config);
   const output = createOutput();
   const notices = createNotices(config.log, output);
+  takeProcessWarnings(notices);
   const traces = await traceExport(config.trace, runtime);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, { runtime, notices, metrics, traces });

@@ -2,8 +2,10 @@
  * @module
  * The standalone server's trace export settings, read from the standard OpenTelemetry variables
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` and the rest, each also a flag). Tracing is on when an endpoint
- * is set and `OTEL_SDK_DISABLED` is not `true`; otherwise nothing of it is loaded.
+ * is set and `OTEL_SDK_DISABLED` is not `true`; otherwise nothing of it is loaded. Each malformed value
+ * is refused in one line, as every setting is, rather than ignored as the SDK would ignore it.
  */
+import { FORBIDDEN_IN_HEADER_VALUE, HEADER_NAME } from "../../src/_server-entry.ts";
 
 /** How spans are sent: OTLP over HTTP, as protobuf or JSON. */
 export type OtlpProtocol = "http/protobuf" | "http/json";
@@ -22,7 +24,25 @@ export interface TraceSettings {
   readonly sampler: SamplerName;
   /** The sampled fraction for the `traceidratio` samplers, 0 to 1. */
   readonly ratio: number;
+  /** Headers sent with every export (a collector's key), names as written. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** How long an export may take, in milliseconds. */
+  readonly timeoutMs: number;
+  readonly compression: OtlpCompression;
+  /** The longest an attribute's string value may be, in characters; longer ones are cut (a client's `User-Agent`). */
+  readonly attributeValueLengthLimit: number;
 }
+
+/** How an export's body is compressed. */
+export type OtlpCompression = (typeof COMPRESSIONS)[number];
+
+const COMPRESSIONS = ["gzip", "none"] as const;
+
+/** The longest timeout a timer takes (2^31 − 1 ms); past it runtimes fire at once, with a warning. */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+
+/** The longest attribute value the limit may allow, in characters. */
+const MAX_ATTRIBUTE_LENGTH = 1_048_576;
 
 /** The samplers of the specification that need nothing beyond the SDK. */
 export const SAMPLERS = ["always_on", "always_off", "traceidratio", "parentbased_always_on", "parentbased_always_off", "parentbased_traceidratio"] as const;
@@ -43,7 +63,39 @@ export function readTraceSettings(setting: (name: string) => string | undefined,
   const ratio = /^(0(\.[0-9]+)?|1(\.0+)?)$/.test(ratioText) ? Number(ratioText) : Number.NaN;
   if (Number.isNaN(ratio)) problems.push(`OTEL_TRACES_SAMPLER_ARG must be a fraction from 0 to 1, got "${ratioText}"`);
   const resourceAttributes = parseResourceAttributes(setting("OTEL_RESOURCE_ATTRIBUTES") ?? "", problems);
-  return { url, protocol: protocol ?? "http/protobuf", serviceName: setting("OTEL_SERVICE_NAME") ?? "animal-store", resourceAttributes, sampler: sampler ?? "parentbased_always_on", ratio };
+  const headers = { ...exportHeaders("OTEL_EXPORTER_OTLP_HEADERS", setting, problems), ...exportHeaders("OTEL_EXPORTER_OTLP_TRACES_HEADERS", setting, problems) };
+  const [timeoutName, timeoutText] = exporterSetting("TIMEOUT", setting);
+  const timeoutMs = /^[0-9]{1,10}$/.test(timeoutText ?? "") ? Number(timeoutText) : 0;
+  if (timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) problems.push(`${timeoutName} must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, got "${timeoutText}"`);
+  const [compressionName, compressionText] = exporterSetting("COMPRESSION", setting);
+  const compression = COMPRESSIONS.find((name) => name === compressionText);
+  if (compression === undefined) problems.push(`${compressionName} must be "gzip" or "none", got "${compressionText}"`);
+  const [limitName, limitText] = preferred("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", setting);
+  const attributeValueLengthLimit = /^[0-9]{1,7}$/.test(limitText ?? "") ? Number(limitText) : 0;
+  if (attributeValueLengthLimit < 1 || attributeValueLengthLimit > MAX_ATTRIBUTE_LENGTH) problems.push(`${limitName} must be a whole number of characters from 1 to ${MAX_ATTRIBUTE_LENGTH}, got "${limitText}"`);
+  return {
+    url,
+    protocol: protocol ?? "http/protobuf",
+    serviceName: setting("OTEL_SERVICE_NAME") ?? "animal-store",
+    resourceAttributes,
+    sampler: sampler ?? "parentbased_always_on",
+    ratio,
+    headers,
+    timeoutMs,
+    compression: compression ?? "none",
+    attributeValueLengthLimit,
+  };
+}
+
+/** The exporter's setting `OTEL_EXPORTER_OTLP_TRACES_<name>` when set, else `OTEL_EXPORTER_OTLP_<name>`, with the variable it came from. */
+function exporterSetting(name: string, setting: (name: string) => string | undefined): [string, string | undefined] {
+  return preferred(`OTEL_EXPORTER_OTLP_TRACES_${name}`, `OTEL_EXPORTER_OTLP_${name}`, setting);
+}
+
+/** The specific setting when set, else the general one, with the variable it came from. */
+function preferred(specific: string, general: string, setting: (name: string) => string | undefined): [string, string | undefined] {
+  const value = setting(specific);
+  return value !== undefined ? [specific, value] : [general, setting(general)];
 }
 
 /** The traces URL: the signal's own endpoint as it is, else the base endpoint with `v1/traces` appended, as the specification says. */
@@ -60,17 +112,34 @@ function tracesUrl(traces: string | undefined, base: string | undefined, problem
 /** `key1=value1,key2=value2`, values percent-encoded (W3C Baggage's form), as a record. */
 function parseResourceAttributes(text: string, problems: string[]): Record<string, string> {
   const attributes: Record<string, string> = {};
-  for (const pair of text.split(",").map((part) => part.trim()).filter((part) => part !== "")) {
+  for (const { pair, key, value } of keyValuePairs(text)) {
+    if (key === "" || value === undefined) problems.push(`OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas, got "${pair}"`);
+    else attributes[key] = value;
+  }
+  return attributes;
+}
+
+/** The export headers in `variable`, in the same form; a malformed pair is named by its place, never echoed (a header may carry the collector's key). */
+function exportHeaders(variable: string, setting: (name: string) => string | undefined, problems: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const pairs = keyValuePairs(setting(variable) ?? "");
+  pairs.forEach(({ key, value }, index) => {
+    if (HEADER_NAME.test(key) && value !== undefined && !FORBIDDEN_IN_HEADER_VALUE.test(value)) headers[key] = value;
+    else problems.push(`${variable} must be name=value pairs separated by commas (a header name, a percent-encoded value), but pair ${index + 1} of ${pairs.length} is not (the value is not echoed: it may be a secret)`);
+  });
+  return headers;
+}
+
+/** The comma-separated `key=value` pairs of `text`, trimmed, each value percent-decoded (`undefined` when it has no `=` or a bad escape). */
+function keyValuePairs(text: string): { pair: string; key: string; value: string | undefined }[] {
+  return text.split(",").map((part) => part.trim()).filter((part) => part !== "").map((pair) => {
     const equals = pair.indexOf("=");
-    const key = pair.slice(0, equals).trim();
     let value: string | undefined;
     try {
       value = equals > 0 ? decodeURIComponent(pair.slice(equals + 1).trim()) : undefined;
     } catch {
       value = undefined;
     }
-    if (key === "" || value === undefined) problems.push(`OTEL_RESOURCE_ATTRIBUTES must be key=value pairs separated by commas, got "${pair}"`);
-    else attributes[key] = value;
-  }
-  return attributes;
+    return { pair, key: equals === -1 ? pair : pair.slice(0, equals).trim(), value };
+  });
 }

@@ -5,6 +5,13 @@
  * passes every other header through from the client: trusting both families, or one before the
  * other, would let a client write the one its proxy leaves alone. Only the first element is read:
  * the one the proxy nearest the client wrote, when the proxy sets the header rather than appending.
+ *
+ * A proxy writes what the client sent into that element too (nginx's `host=$host` takes the client's
+ * `Host`), so a `Forwarded` element is read as RFC 7239 §4 writes it: pairs split at `;` outside
+ * quoted strings, and an element naming a parameter twice, or with a pair that is not `name=value`,
+ * is malformed. Nothing of a malformed element is trusted: it forwards no origin, and as its
+ * address the empty string, which no address is (the rate limit counts it as one `unknown` client,
+ * never as an address named in it).
  */
 import { isHostValue } from "./_host.ts";
 
@@ -29,38 +36,68 @@ interface ForwardedFields {
   readonly host: string | undefined;
 }
 
-function forwardedFields(headers: Headers, trusted: TrustedProxyHeader): ForwardedFields {
+/** The fields of the first forwarded element; `undefined` when it is a malformed `Forwarded` element. */
+function forwardedFields(headers: Headers, trusted: TrustedProxyHeader): ForwardedFields | undefined {
   if (trusted === "x-forwarded") {
     const first = (name: string) => headers.get(name)?.split(",")[0]?.trim() || undefined;
     return { for: first("x-forwarded-for"), proto: first("x-forwarded-proto"), host: first("x-forwarded-host") };
   }
-  const pairs = new Map((headers.get("forwarded")?.split(",")[0] ?? "").split(";").map((pair) => {
-    const equals = pair.indexOf("=");
-    return [pair.slice(0, equals).trim().toLowerCase(), unquote(pair.slice(equals + 1).trim())];
-  }));
-  return { for: pairs.get("for") || undefined, proto: pairs.get("proto") || undefined, host: pairs.get("host") || undefined };
+  const pairs = firstElement(headers.get("forwarded") ?? "");
+  return pairs === undefined ? undefined : { for: pairs.get("for"), proto: pairs.get("proto"), host: pairs.get("host") };
+}
+
+// One `name=value` pair of a Forwarded element at `lastIndex`: a token, and a token or quoted string
+// (an unquoted value may hold `:` and `[`, as `for=$remote_addr` writes an IPv6 address).
+const PAIR = /[\t ]*([!#$%&'*+\-.^_`|~0-9A-Za-z]+)=("(?:[^"\\]|\\.)*"|[^\t ";,]+)[\t ]*/y;
+
+/** The pairs of the first element of a `Forwarded` value, names in lower case, values unquoted; `undefined` when it is malformed. */
+function firstElement(value: string): Map<string, string> | undefined {
+  const pairs = new Map<string, string>();
+  let at = 0;
+  while (at < value.length && value[at] !== ",") {
+    if (value[at] === ";") {
+      at++;
+      continue;
+    }
+    PAIR.lastIndex = at;
+    const match = PAIR.exec(value);
+    if (match === null) return undefined;
+    const name = match[1]!.toLowerCase();
+    // A second `for=` would let what a proxy copies from the client (`Host`) name the address.
+    if (pairs.has(name)) return undefined;
+    pairs.set(name, unquote(match[2]!));
+    at = PAIR.lastIndex;
+    if (at < value.length && value[at] !== ";" && value[at] !== ",") return undefined;
+  }
+  return pairs;
 }
 
 /** The origin a trusted proxy forwarded, when its scheme and host are well-formed; `scheme` is the request's own. */
 export function forwardedOrigin(headers: Headers, trusted: TrustedProxyHeader, scheme: string): string | undefined {
   const fields = forwardedFields(headers, trusted);
+  if (fields === undefined) return undefined;
   const proto = fields.proto?.toLowerCase() ?? scheme;
   if (proto !== "http" && proto !== "https") return undefined;
   const authority = fields.host ?? headers.get("host");
   return authority === null || !isHostValue(authority) ? undefined : `${proto}://${authority}`;
 }
 
-/** Reads the client address a proxy trusted for `trusted` forwarded, without a port, as sent; with `false`, none. */
+/**
+ * Reads the client address a proxy trusted for `trusted` forwarded, without a port, as sent; with
+ * `false`, none; from a malformed element, `""`.
+ */
 export function forwardedForReader(trusted: TrustedProxyHeader | false): (headers: Headers) => string | undefined {
   if (trusted === false) return () => undefined;
   return (headers) => {
-    const node = forwardedFields(headers, trusted).for;
-    return node === undefined ? undefined : withoutPort(node);
+    const fields = forwardedFields(headers, trusted);
+    if (fields === undefined) return "";
+    return fields.for === undefined ? undefined : withoutPort(fields.for);
   };
 }
 
+/** A quoted string's content, its `\` escapes undone; any other value as it is. */
 function unquote(value: string): string {
-  return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+  return value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, "$1") : value;
 }
 
 /** `192.0.2.1:4711` and `[2001:db8::1]:4711` without their ports; a bare IPv6 address stays whole. */
