@@ -9,6 +9,7 @@
  */
 import type { Handler } from "../src/mod.ts";
 import { errorResponse } from "../src/errors.ts";
+import { setHeaders } from "../src/set-headers.ts";
 
 /** A handler that counts the requests in flight, and the way to stop it. */
 export interface Draining {
@@ -55,8 +56,8 @@ export function createDraining(handler: Handler): Draining {
     inFlight++;
     try {
       const response = await handler(request, connection);
-      if (closing) response.headers.set("connection", "close");
-      return response;
+      // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
+      return closing ? setHeaders(response, { connection: "close" }) : response;
     } finally {
       inFlight--;
       // An answer that took longer than the quiet time (a slow commit, a slow body) is followed by

@@ -5,6 +5,7 @@
 import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import { setHeaders } from "../src/set-headers.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 
@@ -69,8 +70,7 @@ function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
   const keepAlive = `timeout=${idleSeconds}`;
   return async (request, connection) => {
     const response = await handler(request, connection);
-    if (!closes(request) && !closes(response) && request.headers.has("host")) response.headers.set("keep-alive", keepAlive);
-    return response;
+    return !closes(request) && !closes(response) && request.headers.has("host") ? setHeaders(response, { "keep-alive": keepAlive }) : response;
   };
 }
 
