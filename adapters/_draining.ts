@@ -6,10 +6,14 @@
  * are quiet; only then does the adapter stop listening and close what remains, a connection holding
  * half a request included (it is not in flight: the app has not seen it). A request still in
  * flight `IN_FLIGHT_WAIT_LIMIT_MS` into the stop (a body that stalled) has its connection closed.
+ *
+ * Every adapter hands the app's answers on through here, so here an answer that is not a `Response`
+ * (a wrap that forgot to return one) becomes the one 500, reported once, on every runtime.
  */
 import type { Handler } from "../src/mod.ts";
 import { errorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
+import { splitUrl } from "../src/_internal/_request-target.ts";
 
 /** A handler that counts the requests in flight, and the way to stop it. */
 export interface Draining {
@@ -55,7 +59,7 @@ export function createDraining(handler: Handler): Draining {
     }
     inFlight++;
     try {
-      const response = await handler(request, connection);
+      const response = checkedAnswer(request, await handler(request, connection));
       // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
       return closing ? setHeaders(response, { connection: "close" }) : response;
     } finally {
@@ -80,4 +84,16 @@ export function createDraining(handler: Handler): Draining {
     while (inFlight > 0) await new Promise((wait) => setTimeout(wait, POLL_MS));
   };
   return { handler: wrapped, drain, settled };
+}
+
+/**
+ * The app's answer, or a `TypeError` for the adapter to answer 500 and report: a string or `undefined`
+ * handed on would be sent by Bun as an empty 204 when the connection closes after it, unreported.
+ */
+function checkedAnswer(request: Request, answer: unknown): Response {
+  // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`.
+  const candidate = answer as Partial<Response> | null | undefined;
+  if (typeof candidate?.status === "number" && typeof candidate.headers?.get === "function") return answer as Response;
+  // Bun's URL of an HTTP/1.0 request without `Host` is its path alone.
+  throw new TypeError(`The app answered ${request.method} ${splitUrl(request.url)?.path ?? "?"} with ${answer === null ? "null" : typeof answer}, not a Response`);
 }

@@ -1,7 +1,8 @@
 /**
  * @module
  * `serveBun`, `serveDeno` and `serveNode` as a library, on their runtimes (`serveNode` on Node and on
- * Deno): what they send for an answer whose headers are immutable while the server stops.
+ * Deno): what they send for an answer that is not a `Response`, and for one whose headers are
+ * immutable while the server stops.
  */
 import { describe, expect, test } from "bun:test";
 import { captureOutput } from "./output.ts";
@@ -58,6 +59,18 @@ const REQUESTS = {
 };
 
 describe.each(Object.keys(ADAPTERS))("%s", (adapter) => {
+  test.each(["/string", "/undefined"])("an app answering %s instead of a Response gets one 500 with the error object, reported once, however the connection ends", async (path) => {
+    await using server = await serveFixture(ADAPTERS[adapter]!);
+    const answers: [string, number | undefined, string][] = [];
+    for (const [name, request] of Object.entries(REQUESTS)) {
+      const answer = await rawExchange(server.base, [request(path)], { untilAnswered: true, timeoutMs: 5000 });
+      answers.push([name, answer.status, answer.body]);
+    }
+    const error = '{"code":"internal_error","message":"An unexpected error occurred","status":500}';
+    expect(answers).toEqual(Object.keys(REQUESTS).map((name) => [name, 500, error]));
+    expect(await server.reported(3)).toEqual(Array(3).fill(`onError: The app answered GET ${path} with ${path.slice(1)}, not a Response`));
+  }, 30_000);
+
   test.each(["/redirect-at-stop", "/fetched-at-stop"])("an answer with immutable headers (%s) sent while the server stops goes out as it is, with Connection: close", async (path) => {
     await using server = await serveFixture(ADAPTERS[adapter]!);
     const answer = await rawExchange(server.base, [REQUESTS["keep-alive"](path)], { untilAnswered: true, timeoutMs: 5000 });
