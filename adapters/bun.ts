@@ -41,14 +41,16 @@ export const serveBun: Serve = async (app, options) => {
     },
     fetch: withKeepAlive(draining.handler, timeouts.idleSeconds),
   });
-  // Stopping closes idle keep-alive connections, where a request may be on its way: so only once
-  // draining has answered everything and the connections are quiet. Bun's graceful stop also waits
-  // for a connection that sent half a request, which the app has not seen: so once no answer is
-  // being sent (`pendingRequests` counts a request until its answer is written), every connection
-  // left is closed. At the limit (a stalled body), all are.
+  // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
+  // on its way: so only once draining has answered everything in flight and every client still
+  // sending waits on a held request. Bun's graceful stop also waits for a connection that sent half a
+  // request, which the app has not seen: so once no answer is being sent (`pendingRequests` counts a
+  // request until its answer is written), every connection left is closed. At the limit (a stalled
+  // body), all are.
   const close = async () => {
     const drained = await draining.drain();
     const stopped = server.stop();
+    draining.release();
     while (drained === "answered" && server.pendingRequests > 0) await Bun.sleep(SEND_POLL_MS);
     await server.stop(true);
     await draining.settled();
