@@ -7,7 +7,7 @@ import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
 import { createDraining } from "./_draining.ts";
-import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 
 export type { Serve, Server, ServeOptions } from "./_serve.ts";
 export type { Timeouts } from "./_timeouts.ts";
@@ -39,7 +39,7 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: withKeepAlive(draining.handler, timeouts.idleSeconds),
+    fetch: withKeepAlive(withChunkedRest(draining.handler), timeouts.idleSeconds),
   });
   // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
   // on its way: so only once draining has answered everything in flight and every client still
@@ -79,4 +79,50 @@ function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
 /** Whether a message asks for its connection to be closed after this exchange. */
 function closes(message: Request | Response): boolean {
   return message.headers.get("connection")?.toLowerCase().includes("close") ?? false;
+}
+
+/**
+ * Hands the app a chunked body through a stream of its own, so that the rest of a body the app
+ * stopped reading (an upload over the limit, answered 413 with `Connection: close`) can still be read
+ * and dropped before the answer goes out: Bun closes the connection at once after such an answer, and
+ * with the rest unread the kernel resets it, losing the 413 for a client still sending (RFC 9112 §9.6).
+ * A body with a `Content-Length` goes on as it is: Bun reads what the app leaves of it.
+ */
+function withChunkedRest(handler: Handler): Handler {
+  return async (request, connection) => {
+    // Told from the headers first: a body with a length goes on untouched, on Bun's own path.
+    if (!request.headers.has("transfer-encoding") || request.body === null) return await handler(request, connection);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let ended = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        reader ??= request.body!.getReader();
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        ended = true;
+        controller.close();
+      },
+    }, { highWaterMark: 0 });
+    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half" };
+    // Bun tells a request's address by the request it made.
+    const response = await handler(new Request(request.url, init), { requestIP: () => connection?.requestIP?.(request) ?? null });
+    if (reader !== undefined && !ended && closes(response)) await dropRest(reader, UNREAD_BODY_WAIT_MS);
+    return response;
+  };
+}
+
+/** Reads and drops what is left of a body, for at most `ms`. */
+async function dropRest(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeUp = new Promise<"time up">((done) => (timer = setTimeout(done, ms, "time up")));
+  try {
+    for (;;) {
+      const read = await Promise.race([reader.read(), timeUp]);
+      if (read === "time up" || read.done) return;
+    }
+  } catch {
+    // The client went away: nothing is left to read.
+  } finally {
+    clearTimeout(timer);
+  }
 }
