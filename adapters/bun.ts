@@ -15,10 +15,17 @@ export type { Timeouts } from "./_timeouts.ts";
 /** How often a stop looks whether the answers still being sent are out. */
 const SEND_POLL_MS = 20;
 
+/** How often Bun looks for connections whose idle timeout has passed. */
+const BUN_TIMER_TICK_SECONDS = 4;
+
+/** Bun's largest `idleTimeout`. */
+const BUN_MAX_IDLE_SECONDS = 255;
+
 /**
  * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for
  * that long once it has sent a request (an idle keep-alive, a stalled body), so it is set from the
- * idle timeout. Before a connection's first request Bun keeps its own fixed 10 s (docs/running.md).
+ * idle timeout (see `bunIdleSeconds`). Before a connection's first request Bun keeps its own fixed
+ * 10 s (docs/running.md).
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
@@ -26,7 +33,7 @@ export const serveBun: Serve = async (app, options) => {
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
-    idleTimeout: timeouts.idleSeconds,
+    idleTimeout: bunIdleSeconds(timeouts.idleSeconds),
     // With `development: false` Bun 1.4 sets SO_REUSEPORT, so a second server on the port would
     // listen too and take half the requests; refuse an address in use, as Node and Deno do.
     reusePort: false,
@@ -59,6 +66,17 @@ export const serveBun: Serve = async (app, options) => {
   const handle: Server = { port: server.port ?? options.port, close };
   return handle;
 };
+
+/**
+ * Bun's `idleTimeout` for an idle timeout: whole ticks past it. Bun closes a connection at the first
+ * tick on or after its timeout, counted in ticks from the tick before: set to the idle timeout itself,
+ * it closed a connection as little as 0.5 s after an answer announcing `Keep-Alive: timeout=2`, under
+ * a Node client that had waited 2 s and sent its next request (`socket hang up`). So an idle
+ * connection is kept at least the idle timeout (up to 252 s: Bun takes at most 255), and at most 7 s more.
+ */
+function bunIdleSeconds(idleSeconds: number): number {
+  return Math.min(BUN_MAX_IDLE_SECONDS, BUN_TIMER_TICK_SECONDS * (Math.ceil(idleSeconds / BUN_TIMER_TICK_SECONDS) + 1));
+}
 
 /**
  * Announces the idle timeout on every answer whose connection stays open, as Node's server does:
