@@ -76,15 +76,19 @@ export function idempotencySuite(runtime: Runtime): void {
       await using server = await startServer(runtime, env);
       const sent: string[] = [];
       let running = true;
+      let acknowledged = 0;
       const worker = async (w: number) => {
         for (let i = 0; running; i++) {
           const key = `w${w}-${i}`;
           sent.push(key);
-          await createWithKey(server.url, key, key).catch(() => undefined);
+          const response = await createWithKey(server.url, key, key).catch(() => undefined);
+          if (response?.status === 201) acknowledged++;
         }
       };
       const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-      await Bun.sleep(200 + Math.random() * 300);
+      // Killed under load once creates are being stored and answered, however slow the machine: a
+      // fixed 200-500 ms killed a server on a busy machine before any create was, and no retry replayed.
+      for (const started = Date.now(); acknowledged < 40 && Date.now() - started < 20_000; ) await Bun.sleep(10);
       await server.stop("SIGKILL");
       running = false;
       await Promise.all(workers);
