@@ -34,6 +34,9 @@ export interface ServerProcess extends AsyncDisposable {
 /** Runs a command as user and group `nobody`, with no supplementary groups. */
 export const UNPRIVILEGED: readonly string[] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
 
+/** Runs a command as root without the capability to take ports below 1024. */
+const WITHOUT_LOW_PORTS: readonly string[] = ["setpriv", "--bounding-set=-net_bind_service", "--inh-caps=-net_bind_service"];
+
 /** How long a server may take to print its URL. */
 const START_TIMEOUT_MS = 15_000;
 
@@ -60,12 +63,17 @@ export interface StartOptions {
    * the test, e.g. `sed -u '/listening on/q'`, a reader that goes away; what it prints is the output.
    */
   readonly outputReader?: { readonly command: string; readonly stderrToo?: boolean };
-  /** Runs the server as user `nobody` when the tests run as root (as a user who may not take ports below 1024). */
-  readonly unprivileged?: boolean;
+  /**
+   * Runs the server unable to take ports below 1024: when the tests run as root, as root without the
+   * one capability that lets it (CAP_NET_BIND_SERVICE), so it still reads a checkout only its owner
+   * may read (a `git clone` into `mktemp -d` or `/root`), where user `nobody` could not.
+   */
+  readonly withoutLowPorts?: boolean;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
 export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
+  if (options.withoutLowPorts === true) refuseOpenLowPorts();
   // The script's `exec` hands npm's signals to the server (npm-signals.test.ts); here it is not needed.
   const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").replace(/^exec /, "").split(" ");
   const local = `node_modules/.bin/${command}`;
@@ -86,9 +94,9 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     ? ["unshare", "--pid", "--fork", "--mount-proc", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"])]
     : [];
   const inGroup = options.processGroup === true || options.ownPidNamespace === true;
-  const asUser = options.unprivileged === true && process.getuid?.() === 0 ? [...UNPRIVILEGED] : [];
+  const noLowPorts = options.withoutLowPorts === true && process.getuid?.() === 0 ? [...WITHOUT_LOW_PORTS] : [];
   const grouped = inGroup ? ["setsid", ...inNamespace, "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
-  const child = Bun.spawn([...asUser, ...grouped], {
+  const child = Bun.spawn([...noLowPorts, ...grouped], {
     env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -131,6 +139,16 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     }
     await Bun.sleep(20);
   }
+}
+
+/**
+ * Throws, naming the setting, where every user may take ports below 1024 (Docker sets
+ * `net.ipv4.ip_unprivileged_port_start` to 0 in its containers): no server could be refused one there.
+ */
+function refuseOpenLowPorts(): void {
+  const first = Number(readFileSync("/proc/sys/net/ipv4/ip_unprivileged_port_start", "utf8"));
+  if (first > 80) return;
+  throw new Error(`Every user may take port 80 on this machine (net.ipv4.ip_unprivileged_port_start is ${first}): run the tests where it is above 80, the kernel's default 1024 (docker run --sysctl net.ipv4.ip_unprivileged_port_start=1024)`);
 }
 
 /** What ends each server still running. */
