@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
-import type { Runtime } from "./server-process.ts";
+import type { NodeLineRuntime, Runtime } from "./server-process.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
@@ -39,7 +39,7 @@ async function freshStore(store: StoreKind): Promise<Record<string, string>> {
 }
 
 /** Starts the standalone server for `runtime` with a fresh store of the kind. */
-export function serverTarget(runtime: Runtime, store: StoreKind): () => Promise<Target> {
+export function serverTarget(runtime: Runtime | NodeLineRuntime, store: StoreKind): () => Promise<Target> {
   return async () => {
     const storeSettings = await freshStore(store);
     const server = await startServer(runtime, { API_KEYS: `other-key,${HTTP_SUITE_KEY}`, ...storeSettings });

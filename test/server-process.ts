@@ -5,13 +5,22 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
+import type { NodeLine } from "./node-lines.ts";
+import { NODE_LINES, NODE_ON_PATH, nodeBinary } from "./node-lines.ts";
 import { captureOutput } from "./output.ts";
 
 /**
  * A runtime the standalone server runs on, named by its npm script; `deno-serve` is Deno with
- * `DENO_SERVER=Deno.serve` rather than its default `node:http`.
+ * `DENO_SERVER=Deno.serve` rather than its default `node:http`, and `node` the Node.js line on `PATH`
+ * (`NODE_ON_PATH` under `npm test`).
  */
 export type Runtime = "bun" | "deno" | "deno-serve" | "node";
+
+/** `npm run start:node` on a Node.js line of `test/node-lines.ts`, by its path, whatever `node` is on `PATH`. */
+export type NodeLineRuntime = `node-${NodeLine}`;
+
+/** The Node.js lines besides the one on `PATH` (`node`), as runtimes: the HTTP and tracing suites run on them too. */
+export const OTHER_NODE_LINES: readonly NodeLineRuntime[] = NODE_LINES.filter((line) => line !== NODE_ON_PATH).map((line) => `node-${line}` as const);
 
 const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", "deno-serve": "start:deno", node: "start:node" };
 const RUNTIME_ENV: Partial<Record<Runtime, Record<string, string>>> = { "deno-serve": { DENO_SERVER: "Deno.serve" } };
@@ -72,14 +81,17 @@ export interface StartOptions {
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
-export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
+export async function startServer(runtime: Runtime | NodeLineRuntime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
   if (options.withoutLowPorts === true) refuseOpenLowPorts();
+  const line = NODE_LINES.find((each) => runtime === `node-${each}`);
+  const scripted: Runtime = line === undefined ? (runtime as Runtime) : "node";
   // The script's `exec` hands npm's signals to the server (npm-signals.test.ts); here it is not needed.
-  const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").replace(/^exec /, "").split(" ");
+  const [command = "", ...args] = (scripts[SCRIPTS[scripted]] ?? "").replace(/^exec /, "").split(" ");
   const local = `node_modules/.bin/${command}`;
+  const binary = line === undefined ? (existsSync(local) ? local : command) : nodeBinary(line);
   const script = args.pop() ?? "";
-  const preload = options.preload === undefined ? [] : [runtime === "node" ? "--import" : "--preload", options.preload];
-  const argv = [existsSync(local) ? local : command, ...args, ...preload, script];
+  const preload = options.preload === undefined ? [] : [scripted === "node" ? "--import" : "--preload", options.preload];
+  const argv = [binary, ...args, ...preload, script];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
   const limits = [
     ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
@@ -97,7 +109,7 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
   const noLowPorts = options.withoutLowPorts === true && process.getuid?.() === 0 ? [...WITHOUT_LOW_PORTS] : [];
   const grouped = inGroup ? ["setsid", ...inNamespace, "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
   const child = Bun.spawn([...noLowPorts, ...grouped], {
-    env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
+    env: { ...process.env, PORT: "0", ...RUNTIME_ENV[scripted], ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
