@@ -1,36 +1,49 @@
 /**
  * @module
- * Graceful stop, the same on every runtime: once the server stops, a request already being handled
- * is answered and its connection closed (`Connection: close`), a request that arrives later gets
- * 503 and its connection closed, and the stop waits until none is in flight and the connections
- * are quiet; only then does the adapter stop listening and close what remains, a connection holding
- * half a request included (it is not in flight: the app has not seen it). A request still in
- * flight `IN_FLIGHT_WAIT_LIMIT_MS` into the stop (a body that stalled) has its connection closed.
+ * Graceful stop, the same on every runtime. Once the server stops, a request already being handled
+ * is answered and its connection closed (`Connection: close`). A request that arrives later is held,
+ * unanswered, while the server still listens: its client, waiting for the answer, opens no new
+ * connection, so soon every client still sending waits on a held request, and no connection that
+ * was just opened still has its first request on the way. Once none has arrived for a moment and
+ * none is in flight, the adapter stops listening (new connections are refused) and releases the held
+ * requests: each is answered 503 with `Connection: close`, as is any later one. Closing a connection
+ * where a request is on its way resets it, and the client cannot tell whether its create was applied:
+ * so what the adapter closes then is only what sent nothing for that moment, and connections holding
+ * half a request (the app has not seen it). A request still in flight `IN_FLIGHT_WAIT_LIMIT_MS` into
+ * the stop (a body that stalled) has its connection closed.
+ *
+ * Every adapter hands the app's answers on through here, so here an answer that is not a `Response`
+ * (a wrap that forgot to return one) becomes the one 500, reported once, on every runtime.
  */
 import type { Handler } from "../src/mod.ts";
 import { errorResponse } from "../src/errors.ts";
+import { setHeaders } from "../src/set-headers.ts";
+import { splitUrl } from "../src/_internal/_request-target.ts";
 
 /** A handler that counts the requests in flight, and the way to stop it. */
 export interface Draining {
   readonly handler: Handler;
   /**
-   * Stops taking requests; resolves `"answered"` once every request in flight is answered and the
-   * connections are quiet, or `"overdue"` when some are still in flight at the limit.
+   * Stops taking requests, holding each new one; resolves `"answered"` once every request in flight
+   * is answered and none has arrived for a moment, or `"overdue"` when some are still in flight at
+   * the limit. The adapter then stops listening and calls `release`.
    */
   drain(): Promise<"answered" | "overdue">;
-  /** Resolves once no request is in flight (after their connections were closed, their handlers end). */
+  /** Answers the held requests, and every later one, 503 with `Connection: close`. */
+  release(): void;
+  /** Resolves once no request is in flight or held (after their connections were closed, their handlers end). */
   settled(): Promise<void>;
 }
 
 /**
- * How long no request may have arrived and no answer gone out before the stop closes what
- * connections remain: a client whose keep-alive request was already on its way when the stop began
- * gets a 503, not a reset, and so does one that sends its next request, on a new connection, as
- * soon as its answer (with `Connection: close`) arrives.
+ * How long no request may have arrived and no answer gone out before the adapter stops listening:
+ * a client whose keep-alive request was already on its way when the stop began is held and gets a
+ * 503, not a reset, and so is one that sends its next request, on a new connection, as soon as its
+ * answer (with `Connection: close`) arrives.
  */
 const QUIET_MS = 250;
 
-/** The longest the stop waits for quiet (new connections keep coming to a runtime that still listens). */
+/** The longest the stop waits for quiet (new clients may keep coming while the runtime listens). */
 const QUIET_WAIT_LIMIT_MS = 2000;
 
 /**
@@ -45,18 +58,24 @@ const POLL_MS = 20;
 /** Wraps a handler so that it can be drained. */
 export function createDraining(handler: Handler): Draining {
   let inFlight = 0;
+  let held = 0;
   let closing = false;
   let lastActivity = 0;
+  let release = () => {};
+  const released = new Promise<void>((done) => (release = done));
   const wrapped: Handler = async (request, connection) => {
     if (closing) {
       lastActivity = Date.now();
+      held++;
+      await released;
+      held--;
       return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
     }
     inFlight++;
     try {
-      const response = await handler(request, connection);
-      if (closing) response.headers.set("connection", "close");
-      return response;
+      const response = checkedAnswer(request, await handler(request, connection));
+      // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
+      return closing ? setHeaders(response, { connection: "close" }) : response;
     } finally {
       inFlight--;
       // An answer that took longer than the quiet time (a slow commit, a slow body) is followed by
@@ -76,7 +95,19 @@ export function createDraining(handler: Handler): Draining {
     return "answered";
   };
   const settled = async () => {
-    while (inFlight > 0) await new Promise((wait) => setTimeout(wait, POLL_MS));
+    while (inFlight + held > 0) await new Promise((wait) => setTimeout(wait, POLL_MS));
   };
-  return { handler: wrapped, drain, settled };
+  return { handler: wrapped, drain, release: () => release(), settled };
+}
+
+/**
+ * The app's answer, or a `TypeError` for the adapter to answer 500 and report: a string or `undefined`
+ * handed on would be sent by Bun as an empty 204 when the connection closes after it, unreported.
+ */
+function checkedAnswer(request: Request, answer: unknown): Response {
+  // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`.
+  const candidate = answer as Partial<Response> | null | undefined;
+  if (typeof candidate?.status === "number" && typeof candidate.headers?.get === "function") return answer as Response;
+  // Bun's URL of an HTTP/1.0 request without `Host` is its path alone.
+  throw new TypeError(`The app answered ${request.method} ${splitUrl(request.url)?.path ?? "?"} with ${answer === null ? "null" : typeof answer}, not a Response`);
 }

@@ -17,3 +17,10 @@ export interface Timeouts {
 
 /** The waits the server uses unless configured otherwise. */
 export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({ headerSeconds: 10, bodySeconds: 30, idleSeconds: 5 });
+
+/**
+ * How long a closing answer waits while the rest of a chunked body the app left unread (an upload over
+ * the limit) is read and dropped: a client still sending when the connection closes would get a reset
+ * instead of the answer. An upload that is still coming after this is cut.
+ */
+export const UNREAD_BODY_WAIT_MS = 1000;

@@ -5,8 +5,9 @@
 import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import { setHeaders } from "../src/set-headers.ts";
 import { createDraining } from "./_draining.ts";
-import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 
 export type { Serve, Server, ServeOptions } from "./_serve.ts";
 export type { Timeouts } from "./_timeouts.ts";
@@ -14,10 +15,17 @@ export type { Timeouts } from "./_timeouts.ts";
 /** How often a stop looks whether the answers still being sent are out. */
 const SEND_POLL_MS = 20;
 
+/** How often Bun looks for connections whose idle timeout has passed. */
+const BUN_TIMER_TICK_SECONDS = 4;
+
+/** Bun's largest `idleTimeout`. */
+const BUN_MAX_IDLE_SECONDS = 255;
+
 /**
  * Serves an app on Bun. Bun's one setting, `idleTimeout`, cuts a connection that sends nothing for
  * that long once it has sent a request (an idle keep-alive, a stalled body), so it is set from the
- * idle timeout. Before a connection's first request Bun keeps its own fixed 10 s (docs/running.md).
+ * idle timeout (see `bunIdleSeconds`). Before a connection's first request Bun keeps its own fixed
+ * 10 s (docs/running.md).
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
@@ -25,7 +33,7 @@ export const serveBun: Serve = async (app, options) => {
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
-    idleTimeout: timeouts.idleSeconds,
+    idleTimeout: bunIdleSeconds(timeouts.idleSeconds),
     // With `development: false` Bun 1.4 sets SO_REUSEPORT, so a second server on the port would
     // listen too and take half the requests; refuse an address in use, as Node and Deno do.
     reusePort: false,
@@ -38,16 +46,18 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: withKeepAlive(draining.handler, timeouts.idleSeconds),
+    fetch: withKeepAlive(withChunkedRest(draining.handler), timeouts.idleSeconds),
   });
-  // Stopping closes idle keep-alive connections, where a request may be on its way: so only once
-  // draining has answered everything and the connections are quiet. Bun's graceful stop also waits
-  // for a connection that sent half a request, which the app has not seen: so once no answer is
-  // being sent (`pendingRequests` counts a request until its answer is written), every connection
-  // left is closed. At the limit (a stalled body), all are.
+  // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
+  // on its way: so only once draining has answered everything in flight and every client still
+  // sending waits on a held request. Bun's graceful stop also waits for a connection that sent half a
+  // request, which the app has not seen: so once no answer is being sent (`pendingRequests` counts a
+  // request until its answer is written), every connection left is closed. At the limit (a stalled
+  // body), all are.
   const close = async () => {
     const drained = await draining.drain();
     const stopped = server.stop();
+    draining.release();
     while (drained === "answered" && server.pendingRequests > 0) await Bun.sleep(SEND_POLL_MS);
     await server.stop(true);
     await draining.settled();
@@ -56,6 +66,17 @@ export const serveBun: Serve = async (app, options) => {
   const handle: Server = { port: server.port ?? options.port, close };
   return handle;
 };
+
+/**
+ * Bun's `idleTimeout` for an idle timeout: whole ticks past it. Bun closes a connection at the first
+ * tick on or after its timeout, counted in ticks from the tick before: set to the idle timeout itself,
+ * it closed a connection as little as 0.5 s after an answer announcing `Keep-Alive: timeout=2`, under
+ * a Node client that had waited 2 s and sent its next request (`socket hang up`). So an idle
+ * connection is kept at least the idle timeout (up to 252 s: Bun takes at most 255), and at most 7 s more.
+ */
+function bunIdleSeconds(idleSeconds: number): number {
+  return Math.min(BUN_MAX_IDLE_SECONDS, BUN_TIMER_TICK_SECONDS * (Math.ceil(idleSeconds / BUN_TIMER_TICK_SECONDS) + 1));
+}
 
 /**
  * Announces the idle timeout on every answer whose connection stays open, as Node's server does:
@@ -69,12 +90,57 @@ function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
   const keepAlive = `timeout=${idleSeconds}`;
   return async (request, connection) => {
     const response = await handler(request, connection);
-    if (!closes(request) && !closes(response) && request.headers.has("host")) response.headers.set("keep-alive", keepAlive);
-    return response;
+    return !closes(request) && !closes(response) && request.headers.has("host") ? setHeaders(response, { "keep-alive": keepAlive }) : response;
   };
 }
 
 /** Whether a message asks for its connection to be closed after this exchange. */
 function closes(message: Request | Response): boolean {
   return message.headers.get("connection")?.toLowerCase().includes("close") ?? false;
+}
+
+/**
+ * Hands the app a chunked body through a stream of its own, so that the rest of a body the app
+ * stopped reading (an upload over the limit, answered 413 with `Connection: close`) can still be read
+ * and dropped before the answer goes out: Bun closes the connection at once after such an answer, and
+ * with the rest unread the kernel resets it, losing the 413 for a client still sending (RFC 9112 §9.6).
+ * A body with a `Content-Length` goes on as it is: Bun reads what the app leaves of it.
+ */
+function withChunkedRest(handler: Handler): Handler {
+  return async (request, connection) => {
+    // Told from the headers first: a body with a length goes on untouched, on Bun's own path.
+    if (!request.headers.has("transfer-encoding") || request.body === null) return await handler(request, connection);
+    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+    let ended = false;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        reader ??= request.body!.getReader();
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        ended = true;
+        controller.close();
+      },
+    }, { highWaterMark: 0 });
+    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half" };
+    // Bun tells a request's address by the request it made.
+    const response = await handler(new Request(request.url, init), { requestIP: () => connection?.requestIP?.(request) ?? null });
+    if (reader !== undefined && !ended && closes(response)) await dropRest(reader, UNREAD_BODY_WAIT_MS);
+    return response;
+  };
+}
+
+/** Reads and drops what is left of a body, for at most `ms`. */
+async function dropRest(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeUp = new Promise<"time up">((done) => (timer = setTimeout(done, ms, "time up")));
+  try {
+    for (;;) {
+      const read = await Promise.race([reader.read(), timeUp]);
+      if (read === "time up" || read.done) return;
+    }
+  } catch {
+    // The client went away: nothing is left to read.
+  } finally {
+    clearTimeout(timer);
+  }
 }

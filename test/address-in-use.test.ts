@@ -38,7 +38,7 @@ test("a METRICS_PORT in use exits 1 with one line naming METRICS_PORT", async ()
 }, 30_000);
 
 test.each(RUNTIMES)("on %s, PORT=80 for a user who may not take it exits 2 with one line naming PORT and the fix, no stack trace", async (runtime) => {
-  const failure = await startServer(runtime, { STORE: "memory", API_KEYS: "k", PORT: "80" }, { unprivileged: true }).then(async (listening) => (await listening.stop("SIGKILL"), "listened"), (error: Error) => error.message);
+  const failure = await startServer(runtime, { STORE: "memory", API_KEYS: "k", PORT: "80" }, { withoutLowPorts: true }).then(async (listening) => (await listening.stop("SIGKILL"), "listened"), (error: Error) => error.message);
   expect(failure).toBe(
     `${runtime} server did not start (exit code 2):\n` +
       "animal-store: Cannot listen on 127.0.0.1:80: permission denied (EACCES); ports below 1024 need root or the CAP_NET_BIND_SERVICE capability: choose a PORT from 1024 up\n",
@@ -46,7 +46,7 @@ test.each(RUNTIMES)("on %s, PORT=80 for a user who may not take it exits 2 with 
 }, 30_000);
 
 test("METRICS_PORT=80 for a user who may not take it exits 2 with one line naming METRICS_PORT", async () => {
-  const failure = await startServer("node", { STORE: "memory", API_KEYS: "k", METRICS_PORT: "80" }, { unprivileged: true }).then(async (listening) => (await listening.stop("SIGKILL"), "listened"), (error: Error) => error.message);
+  const failure = await startServer("node", { STORE: "memory", API_KEYS: "k", METRICS_PORT: "80" }, { withoutLowPorts: true }).then(async (listening) => (await listening.stop("SIGKILL"), "listened"), (error: Error) => error.message);
   expect(failure).toContain("animal-store: Cannot listen on 127.0.0.1:80: permission denied (EACCES); ports below 1024 need root or the CAP_NET_BIND_SERVICE capability: choose a METRICS_PORT from 1024 up\n");
   expect(failure).toStartWith("node server did not start (exit code 2):");
 }, 30_000);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { StoreName } from "../adapters/server/stores.ts";
-import type { Runtime } from "./server-process.ts";
+import type { NodeLineRuntime, Runtime } from "./server-process.ts";
 import { allowedAt, refusedAt } from "./helpers.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
@@ -41,7 +41,7 @@ const FRESH_STORES: Readonly<Record<StoreName, () => Promise<Record<string, stri
 };
 
 /** Starts the standalone server for `runtime` with a fresh store of the kind. */
-export function serverTarget(runtime: Runtime, store: StoreName): () => Promise<Target> {
+export function serverTarget(runtime: Runtime | NodeLineRuntime, store: StoreName): () => Promise<Target> {
   return async () => {
     const storeSettings = await FRESH_STORES[store]();
     const server = await startServer(runtime, { API_KEYS: `other-key,${HTTP_SUITE_KEY}`, ...storeSettings });

@@ -1,5 +1,6 @@
 import type { Runtime } from "./server-process.ts";
 import { STORE_NAMES } from "../adapters/server/stores.ts";
+import { OTHER_NODE_LINES } from "./server-process.ts";
 import { durabilitySuite } from "./durability-suite.ts";
 import { hardeningSuite } from "./hardening-suite.ts";
 import { hostileSuite } from "./hostile-suite.ts";
@@ -25,3 +26,6 @@ httpSuite("HTTP on deno-serve with the memory store", serverTarget("deno-serve",
 lifecycleSuite("deno-serve");
 hardeningSuite("deno-serve");
 hostileSuite("deno-serve");
+
+// The other maintained Node.js lines (`node` is the one on PATH): what depends on the runtime's HTTP server.
+for (const runtime of OTHER_NODE_LINES) httpSuite(`HTTP on ${runtime} with the memory store`, serverTarget(runtime, "memory"));

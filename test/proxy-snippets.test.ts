@@ -96,7 +96,7 @@ describe("the docs' nginx configurations, run with real nginx", () => {
   });
 
   test.each(SNIPPETS.map((snippet) => [snippet.page, snippet.env["TRUST_PROXY"], snippet] as const))("%s, TRUST_PROXY=%s: forged forwarding headers move neither the rate-limit address nor a link", async (_page, _trusted, snippet) => {
-    expect(existsSync(NGINX)).toBe(true);
+    if (!existsSync(NGINX)) throw new Error(`nginx is not installed (${NGINX}): the docs' nginx configurations run with Debian's nginx-light; install it with: apt-get install nginx-light`);
     expect(snippet.env["TRUST_PROXY"]).toBeDefined();
     const printed = [...new Set([...snippet.config.matchAll(/127\.0\.0\.1:(\d+)/g)].map((match) => match[1]!))];
     const listen = /listen 127\.0\.0\.1:(\d+);/.exec(snippet.config)?.[1];

@@ -28,10 +28,11 @@ export function openSocket(base: string): Socket {
 
 /**
  * Sends the chunks, one every `gapMs` (all at once when 0), and collects what comes back until
- * the server closes the connection or `timeoutMs` passes.
+ * the server closes the connection or `timeoutMs` passes, or, with `untilAnswered`, until the first
+ * answer is whole (as its `Content-Length` says).
  */
-export function rawExchange(base: string, chunks: readonly (string | Uint8Array)[], options: { gapMs?: number; timeoutMs?: number } = {}): Promise<RawResult> {
-  const { gapMs = 0, timeoutMs = 3000 } = options;
+export function rawExchange(base: string, chunks: readonly (string | Uint8Array)[], options: { gapMs?: number; timeoutMs?: number; untilAnswered?: boolean } = {}): Promise<RawResult> {
+  const { gapMs = 0, timeoutMs = 3000, untilAnswered = false } = options;
   return new Promise((resolve) => {
     const socket = openSocket(base);
     const opened = Date.now();
@@ -48,7 +49,10 @@ export function rawExchange(base: string, chunks: readonly (string | Uint8Array)
       resolve({ text, status: status === undefined ? undefined : Number(status), body: headerEnd === -1 ? "" : text.slice(headerEnd + 4), closed, closedAfterMs: Date.now() - opened });
     };
     const timer = setTimeout(() => finish(false), timeoutMs);
-    socket.on("data", (chunk: Buffer) => received.push(chunk));
+    socket.on("data", (chunk: Buffer) => {
+      received.push(chunk);
+      if (untilAnswered && answeredWhole(Buffer.concat(received).toString("latin1"))) finish(false);
+    });
     socket.on("close", () => finish(true));
     socket.on("error", () => finish(true));
     socket.on("connect", async () => {
@@ -59,4 +63,26 @@ export function rawExchange(base: string, chunks: readonly (string | Uint8Array)
       }
     });
   });
+}
+
+/** Whether `text` holds a whole answer: its head, and its body to the last chunk or as many bytes as its `Content-Length` says. */
+function answeredWhole(text: string): boolean {
+  const headerEnd = text.indexOf("\r\n\r\n");
+  if (headerEnd === -1) return false;
+  const head = text.slice(0, headerEnd);
+  if (/\r\ntransfer-encoding: *chunked/i.test(head)) return text.endsWith("\r\n0\r\n\r\n") || text.slice(headerEnd + 4).startsWith("0\r\n\r\n");
+  const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+  return text.length >= headerEnd + 4 + length;
+}
+
+/** The body of an answer sent in chunks, joined (what a client reads). */
+export function unchunked(body: string): string {
+  let joined = "";
+  for (let at = 0; ; ) {
+    const lineEnd = body.indexOf("\r\n", at);
+    const size = Number.parseInt(body.slice(at, lineEnd), 16);
+    if (lineEnd === -1 || !(size > 0)) return joined;
+    joined += body.slice(lineEnd + 2, lineEnd + 2 + size);
+    at = lineEnd + 2 + size + 2;
+  }
 }

@@ -5,13 +5,22 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import packageJson from "../package.json" with { type: "json" };
+import type { NodeLine } from "./node-lines.ts";
+import { NODE_LINES, NODE_ON_PATH, nodeBinary } from "./node-lines.ts";
 import { captureOutput } from "./output.ts";
 
 /**
  * A runtime the standalone server runs on, named by its npm script; `deno-serve` is Deno with
- * `DENO_SERVER=Deno.serve` rather than its default `node:http`.
+ * `DENO_SERVER=Deno.serve` rather than its default `node:http`, and `node` the Node.js line on `PATH`
+ * (`NODE_ON_PATH` under `npm test`).
  */
 export type Runtime = "bun" | "deno" | "deno-serve" | "node";
+
+/** `npm run start:node` on a Node.js line of `test/node-lines.ts`, by its path, whatever `node` is on `PATH`. */
+export type NodeLineRuntime = `node-${NodeLine}`;
+
+/** The Node.js lines besides the one on `PATH` (`node`), as runtimes: the HTTP and tracing suites run on them too. */
+export const OTHER_NODE_LINES: readonly NodeLineRuntime[] = NODE_LINES.filter((line) => line !== NODE_ON_PATH).map((line) => `node-${line}` as const);
 
 const SCRIPTS: Record<Runtime, string> = { bun: "start", deno: "start:deno", "deno-serve": "start:deno", node: "start:node" };
 const RUNTIME_ENV: Partial<Record<Runtime, Record<string, string>>> = { "deno-serve": { DENO_SERVER: "Deno.serve" } };
@@ -33,6 +42,9 @@ export interface ServerProcess extends AsyncDisposable {
 
 /** Runs a command as user and group `nobody`, with no supplementary groups. */
 export const UNPRIVILEGED: readonly string[] = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"];
+
+/** Runs a command as root without the capability to take ports below 1024. */
+const WITHOUT_LOW_PORTS: readonly string[] = ["setpriv", "--bounding-set=-net_bind_service", "--inh-caps=-net_bind_service"];
 
 /** How long a server may take to print its URL. */
 const START_TIMEOUT_MS = 15_000;
@@ -60,18 +72,26 @@ export interface StartOptions {
    * the test, e.g. `sed -u '/listening on/q'`, a reader that goes away; what it prints is the output.
    */
   readonly outputReader?: { readonly command: string; readonly stderrToo?: boolean };
-  /** Runs the server as user `nobody` when the tests run as root (as a user who may not take ports below 1024). */
-  readonly unprivileged?: boolean;
+  /**
+   * Runs the server unable to take ports below 1024: when the tests run as root, as root without the
+   * one capability that lets it (CAP_NET_BIND_SERVICE), so it still reads a checkout only its owner
+   * may read (a `git clone` into `mktemp -d` or `/root`), where user `nobody` could not.
+   */
+  readonly withoutLowPorts?: boolean;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
-export async function startServer(runtime: Runtime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
+export async function startServer(runtime: Runtime | NodeLineRuntime, env: Record<string, string>, options: StartOptions = {}): Promise<ServerProcess> {
+  if (options.withoutLowPorts === true) refuseOpenLowPorts();
+  const line = NODE_LINES.find((each) => runtime === `node-${each}`);
+  const scripted: Runtime = line === undefined ? (runtime as Runtime) : "node";
   // The script's `exec` hands npm's signals to the server (npm-signals.test.ts); here it is not needed.
-  const [command = "", ...args] = (scripts[SCRIPTS[runtime]] ?? "").replace(/^exec /, "").split(" ");
+  const [command = "", ...args] = (scripts[SCRIPTS[scripted]] ?? "").replace(/^exec /, "").split(" ");
   const local = `node_modules/.bin/${command}`;
+  const binary = line === undefined ? (existsSync(local) ? local : command) : nodeBinary(line);
   const script = args.pop() ?? "";
-  const preload = options.preload === undefined ? [] : [runtime === "node" ? "--import" : "--preload", options.preload];
-  const argv = [existsSync(local) ? local : command, ...args, ...preload, script];
+  const preload = options.preload === undefined ? [] : [scripted === "node" ? "--import" : "--preload", options.preload];
+  const argv = [binary, ...args, ...preload, script];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.
   const limits = [
     ...(options.maxFileKiB === undefined ? [] : [`trap '' XFSZ; ulimit -f ${options.maxFileKiB}`]),
@@ -86,10 +106,10 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     ? ["unshare", "--pid", "--fork", "--mount-proc", ...(process.getuid?.() === 0 ? [] : ["--map-root-user"])]
     : [];
   const inGroup = options.processGroup === true || options.ownPidNamespace === true;
-  const asUser = options.unprivileged === true && process.getuid?.() === 0 ? [...UNPRIVILEGED] : [];
+  const noLowPorts = options.withoutLowPorts === true && process.getuid?.() === 0 ? [...WITHOUT_LOW_PORTS] : [];
   const grouped = inGroup ? ["setsid", ...inNamespace, "sh", "-c", '"$@"; exit $?', "sh", ...limited] : limited;
-  const child = Bun.spawn([...asUser, ...grouped], {
-    env: { ...process.env, PORT: "0", ...RUNTIME_ENV[runtime], ...env },
+  const child = Bun.spawn([...noLowPorts, ...grouped], {
+    env: { ...process.env, PORT: "0", ...RUNTIME_ENV[scripted], ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -131,6 +151,16 @@ export async function startServer(runtime: Runtime, env: Record<string, string>,
     }
     await Bun.sleep(20);
   }
+}
+
+/**
+ * Throws, naming the setting, where every user may take ports below 1024 (Docker sets
+ * `net.ipv4.ip_unprivileged_port_start` to 0 in its containers): no server could be refused one there.
+ */
+function refuseOpenLowPorts(): void {
+  const first = Number(readFileSync("/proc/sys/net/ipv4/ip_unprivileged_port_start", "utf8"));
+  if (first > 80) return;
+  throw new Error(`Every user may take port 80 on this machine (net.ipv4.ip_unprivileged_port_start is ${first}): run the tests where it is above 80, the kernel's default 1024 (docker run --sysctl net.ipv4.ip_unprivileged_port_start=1024)`);
 }
 
 /** What ends each server still running. */

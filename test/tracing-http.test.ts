@@ -5,7 +5,8 @@
  * access log line, and no key, query value or body text anywhere in what is sent.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Runtime, ServerProcess } from "./server-process.ts";
+import type { NodeLineRuntime, Runtime, ServerProcess } from "./server-process.ts";
+import { OTHER_NODE_LINES } from "./server-process.ts";
 import type { OtlpReceiver, ReceivedSpan } from "./fixtures/otlp-receiver.ts";
 import { startOtlpReceiver } from "./fixtures/otlp-receiver.ts";
 import { postgresServer } from "./postgres-server.ts";
@@ -19,16 +20,18 @@ const CALLER_SPAN = "00f067aa0ba902b7";
 const SERVER_KIND = 2;
 /** A User-Agent past the attribute length limit (1024 characters by default). */
 const LONG_AGENT = `long/1 (${"Zq81".repeat(1000)})`;
-const SUITES: readonly { runtime: Runtime; protocol: string; log: string; compression: string }[] = [
+const SUITES: readonly { runtime: Runtime | NodeLineRuntime; protocol: string; log: string; compression: string }[] = [
   { runtime: "bun", protocol: "http/protobuf", log: "json", compression: "gzip" },
   { runtime: "node", protocol: "http/json", log: "text", compression: "none" },
   { runtime: "deno", protocol: "http/protobuf", log: "text", compression: "none" },
   { runtime: "deno-serve", protocol: "http/json", log: "json", compression: "gzip" },
+  // The other maintained Node.js lines (`node` is NODE_ON_PATH), where the SDK's own code runs.
+  ...OTHER_NODE_LINES.map((runtime) => ({ runtime, protocol: "http/protobuf", log: "json", compression: "none" })),
 ];
 
 const isServer = (span: ReceivedSpan) => span.kind === SERVER_KIND;
 
-function tracingSuite(runtime: Runtime, protocol: string, log: string, compression: string): void {
+function tracingSuite(runtime: Runtime | NodeLineRuntime, protocol: string, log: string, compression: string): void {
   describe(`traces from the server on ${runtime} (${protocol}, LOG_FORMAT=${log}, compression ${compression})`, () => {
     let receiver: OtlpReceiver;
     let server: ServerProcess;
@@ -181,7 +184,7 @@ describe("Deno's own OpenTelemetry (OTEL_DENO=true)", () => {
   }, 60_000);
 });
 
-for (const runtime of ["bun", "node"] as const) {
+for (const runtime of ["bun", "node", ...OTHER_NODE_LINES] as const) {
   describe(`PostgreSQL statements in a trace, on ${runtime}`, () => {
     test("each statement is a client span under its store operation, named by its operation, with no value it carried", async () => {
       const database = await (await postgresServer()).createDatabase();

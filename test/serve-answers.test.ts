@@ -1,0 +1,86 @@
+/**
+ * @module
+ * `serveBun`, `serveDeno` and `serveNode` as a library, on their runtimes (`serveNode` on Node and on
+ * Deno): what they send for an answer that is not a `Response`, and for one whose headers are
+ * immutable while the server stops.
+ */
+import { describe, expect, test } from "bun:test";
+import { captureOutput } from "./output.ts";
+import { rawExchange, unchunked } from "./raw-http.ts";
+
+const FIXTURE = "test/fixtures/serve-app.ts";
+
+/** How each adapter is run: the runtime's command, then the adapter's name for the fixture. */
+const ADAPTERS: Record<string, readonly string[]> = {
+  "serveBun on Bun": ["node_modules/.bin/bun", FIXTURE, "bun"],
+  "serveDeno on Deno": ["node_modules/.bin/deno", "run", "--allow-all", FIXTURE, "deno"],
+  "serveNode on Deno": ["node_modules/.bin/deno", "run", "--allow-all", FIXTURE, "node"],
+  "serveNode on Node": ["node", "--import", "tsx", FIXTURE, "node"],
+};
+
+/** A fixture server: its base URL, what it printed, and how many `onError` lines it printed once `count` are out. */
+interface Fixture extends AsyncDisposable {
+  readonly base: string;
+  output(): string;
+  readonly exited: Promise<number>;
+  reported(count: number): Promise<string[]>;
+}
+
+async function serveFixture(argv: readonly string[]): Promise<Fixture> {
+  const child = Bun.spawn([...argv], { stdout: "pipe", stderr: "pipe" });
+  const output = captureOutput(child);
+  const started = Date.now();
+  while (!/listening on \d+/.test(output()) && child.exitCode === null && Date.now() - started < 15_000) await Bun.sleep(20);
+  const port = /listening on (\d+)/.exec(output())?.[1];
+  if (port === undefined) throw new Error(`${argv.join(" ")} did not start:\n${output()}`);
+  const reports = () => output().split("\n").filter((line) => line.startsWith("onError: "));
+  return {
+    base: `http://127.0.0.1:${port}`,
+    output,
+    exited: child.exited,
+    // Printed after the answer went out: waited for, up to a bound, then a few moments more for any extra one.
+    reported: async (count) => {
+      for (const started = Date.now(); reports().length < count && Date.now() - started < 5000; ) await Bun.sleep(20);
+      await Bun.sleep(200);
+      return reports();
+    },
+    [Symbol.asyncDispose]: async () => {
+      child.kill("SIGKILL");
+      await child.exited;
+    },
+  };
+}
+
+/** The three ways a request asks its connection to end after the answer, or not. */
+const REQUESTS = {
+  "Connection: close": (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+  "HTTP/1.0": (path: string) => `GET ${path} HTTP/1.0\r\n\r\n`,
+  "keep-alive": (path: string) => `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`,
+};
+
+describe.each(Object.keys(ADAPTERS))("%s", (adapter) => {
+  test.each(["/string", "/undefined"])("an app answering %s instead of a Response gets one 500 with the error object, reported once, however the connection ends", async (path) => {
+    await using server = await serveFixture(ADAPTERS[adapter]!);
+    const answers: [string, number | undefined, string][] = [];
+    for (const [name, request] of Object.entries(REQUESTS)) {
+      const answer = await rawExchange(server.base, [request(path)], { untilAnswered: true, timeoutMs: 5000 });
+      answers.push([name, answer.status, answer.body]);
+    }
+    const error = '{"code":"internal_error","message":"An unexpected error occurred","status":500}';
+    expect(answers).toEqual(Object.keys(REQUESTS).map((name) => [name, 500, error]));
+    expect(await server.reported(3)).toEqual(Array(3).fill(`onError: The app answered GET ${path} with ${path.slice(1)}, not a Response`));
+  }, 30_000);
+
+  test.each(["/redirect-at-stop", "/fetched-at-stop"])("an answer with immutable headers (%s) sent while the server stops goes out as it is, with Connection: close", async (path) => {
+    await using server = await serveFixture(ADAPTERS[adapter]!);
+    const answer = await rawExchange(server.base, [REQUESTS["keep-alive"](path)], { untilAnswered: true, timeoutMs: 5000 });
+    const expected = path === "/redirect-at-stop" ? { status: 302, location: "http://a.example/next", body: "" } : { status: 200, location: undefined, body: "fetched" };
+    // Sent whole or in chunks: a copied answer's body is a stream (`setHeaders`), which Deno's server sends chunked.
+    const body = /\r\ntransfer-encoding: chunked\r\n/i.test(answer.text) ? unchunked(answer.body) : answer.body;
+    expect({ status: answer.status, location: /\r\nlocation: (\S+)/i.exec(answer.text)?.[1], body }).toEqual(expected);
+    expect(answer.text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain("closed");
+    expect(await server.reported(0)).toEqual([]);
+  }, 30_000);
+});
