@@ -52,6 +52,11 @@ export interface PostgresStoreOptions {
 /** The schema version this code creates and reads. */
 export { SCHEMA_VERSION } from "./_schema.ts";
 
+/** Rate-limit counts the instances on one database share (`rateLimit(limit, { counters })` of `animal-store/rate-limit`). */
+export type { PostgresRateCountersOptions } from "./_rate-counters.ts";
+/** Creates the tables if needed and returns rate-limit counts kept in them, for `rateLimit`'s `counters`. */
+export { openPostgresRateCounters } from "./_rate-counters.ts";
+
 /** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
 export { sqlState } from "./_failures.ts";
 
