@@ -174,6 +174,20 @@ describe("rate limits shared through a counter store", () => {
     expect(reported()["rate_limit_alone_seconds"]!.value).toBe(alone);
   });
 
+  test("counting alone, an app asks the store every interval with or without requests, and shares again as soon as it answers", async () => {
+    const store = recording();
+    const { logger, said } = lines();
+    const app = sharedApp(HOURLY, { counters: store.counters, logger });
+    store.mode = "down";
+    await statuses(app, 1);
+    await until(() => said.length === 1, "the line saying the app counts alone");
+    const asked = store.exchanges.length;
+    await until(() => store.exchanges.length > asked + 2, "the app to ask the store again without a request");
+    store.mode = "up";
+    await until(() => said.length === 2, "the line saying the counts are shared again");
+    expect(store.exchanges.at(-1)).toEqual([]);
+  });
+
   test("what an app counted while the store was out of reach stays its own: a client is not charged for it twice", async () => {
     const store = recording();
     const app = sharedApp(HOURLY, { counters: store.counters, logger: lines().logger });

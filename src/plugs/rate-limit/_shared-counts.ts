@@ -15,9 +15,8 @@
  * Faults: an exchange that fails, or has not answered within `EXCHANGE_DEADLINE_MS`, leaves the
  * instance counting alone: one line says so, what the failed exchange carried stays in its memory
  * only (a client is never charged twice for an outage), the time is reported, and the next exchange
- * an interval later tries again; the first that succeeds says so in one line. The next exchange
- * starts only once the last one has settled or been given up, so a slow store gets one per
- * interval at most.
+ * an interval later tries again, requests or not; the first that succeeds says so in one line.
+ * Exchanges start at most once an interval, and a slow store has at most three waiting at once.
  */
 import type { PlugReport } from "../../types.ts";
 import type { CounterBounds, CounterUse, RateCounters } from "./counters.ts";
@@ -26,6 +25,9 @@ import { addressCounterId, OVERFLOW_COUNTER_ID } from "./_counter-ids.ts";
 
 /** How long an exchange may take before the limiter counts alone. */
 export const EXCHANGE_DEADLINE_MS = 5000;
+
+/** The most exchanges waiting for the store at once. */
+const MAX_IN_FLIGHT = 3;
 
 /** What the limiter tells the sharing of each request, and what the metrics read. */
 export interface SharedCounts {
@@ -78,18 +80,25 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
   const bounds: CounterBounds = { maxAddresses, overflowId: OVERFLOW_COUNTER_ID };
   let keys = keysTaken(keyCount);
   let addresses = new Map<string, Taken>();
-  // Set from the first note after a quiet spell until the exchange it calls for has settled.
-  let waiting = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastSent = -Infinity;
+  let inFlight = 0;
+  // Exchanges are numbered as they start; only one started after the last that decided may decide
+  // anew, so a slow answer to an old exchange never undoes what a newer one found.
+  let started = 0;
+  let decided = 0;
   let aloneSince: number | undefined;
   let aloneMs = 0;
+  const stopped = () => signal?.aborted === true;
   signal?.addEventListener("abort", () => clearTimeout(timer), { once: true });
 
-  function schedule(): void {
-    if (signal?.aborted === true) return void (waiting = false);
-    waiting = true;
-    timer = setTimeout(() => void exchange(), Math.max(0, lastSent + syncMs - performance.now()));
+  /** Sets the timer of the next exchange, by default `syncMs` after the last one started (at once after a quiet spell). */
+  function schedule(delay = Math.max(0, lastSent + syncMs - performance.now())): void {
+    if (stopped()) return;
+    timer = setTimeout(() => void exchange(), delay);
+    // Where the runtime's timers can let the process end (Node's and Bun's `unref`), an exchange
+    // does not hold it: an app that is done exits without waiting for one.
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /** The address's own entry, or the overflow's once as many as the bound have taken something since the last exchange. */
@@ -133,25 +142,39 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
 
   async function exchange(): Promise<void> {
     timer = undefined;
+    if (stopped()) return;
+    // An exchange the store has not answered yet does not hold the next one back (a connection
+    // stuck while the database went away must not delay the first to reach it when it is back),
+    // but no more than `MAX_IN_FLIGHT` wait at once.
+    if (inFlight >= MAX_IN_FLIGHT) return schedule(syncMs);
+    const ids = await setup.keyIds.catch(() => undefined);
+    lastSent = performance.now();
+    const seq = ++started;
+    inFlight++;
+    // Taken out of the notes for good: what a failed exchange carried stays in this instance's
+    // counts only, so a client is not charged for an outage twice once the store is back.
+    const { uses, parties } = take(ids ?? [], lastSent);
     try {
-      const ids = await setup.keyIds;
-      lastSent = performance.now();
-      // Taken out of the notes for good: what a failed exchange carried stays in this instance's
-      // counts only, so a client is not charged for an outage twice once the store is back.
-      const { uses, parties } = take(ids, lastSent);
+      if (ids === undefined) throw new Error("the API keys could not be digested");
       const taken = await withDeadline(Promise.resolve().then(() => counters.exchange(uses, bounds)), EXCHANGE_DEADLINE_MS);
-      if (signal?.aborted === true) return;
       const problem = answerProblem(taken, uses.length);
       if (problem !== undefined) throw new Error(problem);
       takeBack(parties, taken, performance.now());
-      sharedAgain();
+      if (seq > decided) {
+        decided = seq;
+        sharedAgain();
+      }
     } catch (error) {
-      if (signal?.aborted !== true) countAlone(error);
+      if (seq > decided && !stopped()) {
+        decided = seq;
+        countAlone(error);
+      }
     } finally {
-      // A quiet instance holds no timer: the next request schedules the next exchange.
-      if (keys.seen.includes(1) || addresses.size > 0) schedule();
-      else waiting = false;
+      inFlight--;
     }
+    // While counting alone, the store is asked every interval, requests or not, so the counts are
+    // shared again as soon as it answers; otherwise a quiet instance holds no timer.
+    if (aloneSince !== undefined && timer === undefined) schedule();
   }
 
   function countAlone(error: unknown): void {
@@ -180,12 +203,12 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
         keys.cost[key]! += costMs;
         keys.seen[key] = 1;
       }
-      if (!waiting) schedule();
+      if (timer === undefined) schedule();
     },
     refused(key, entry) {
       if (key === -1) addressTaken(entry);
       else keys.seen[key] = 1;
-      if (!waiting) schedule();
+      if (timer === undefined) schedule();
     },
     report: () => ({
       gauges: {
