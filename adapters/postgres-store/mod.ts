@@ -10,6 +10,9 @@
  * const store = await openPostgresStore({ sql: new SQL(process.env.DATABASE_URL) });
  * ```
  *
+ * The instances on one database share a rate limit through `openPostgresRateCounters`
+ * (`_rate-counters.ts`), passed to `rateLimit` of `animal-store/rate-limit` as its `counters`.
+ *
  * - Ids become visible in id order, with no hole that fills later, so a client that walks pages and
  *   later resumes from its last cursor sees every pet exactly once. Each create transaction takes
  *   its ids from one counter row with `update … returning`: the row lock it holds until commit
