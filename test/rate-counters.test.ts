@@ -92,6 +92,19 @@ describe("PostgreSQL's rate-limit counts", () => {
     await reopened.close();
   });
 
+  test("a database that refuses writes (default_transaction_read_only, as a standby) makes every exchange reject, one without uses too", async () => {
+    const { url } = await newDatabase("Bun SQL");
+    const sql = admin(url);
+    const counters = await openPostgresRateCounters({ sql });
+    // The client's one connection from now on, as a standby's would be.
+    await sql`set default_transaction_read_only = on`;
+    const bounds = { maxAddresses: 10, overflowId: "address:overflow" };
+    for (const uses of [[{ id: "key:a", address: false, costMs: 1000, sinceMs: 0 }], []]) {
+      const error = await counters.exchange(uses, bounds).then(() => undefined, (failure: unknown) => failure);
+      expect(String(error)).toContain("read-only transaction");
+    }
+  });
+
   test("a flood of new addresses from three instances at once keeps the table within maxAddresses: the rest go to the one overflow row", async () => {
     const { url } = await newDatabase("Bun SQL");
     const instances = await Promise.all([1, 2, 3].map(async () => openPostgresRateCounters({ sql: admin(url) })));

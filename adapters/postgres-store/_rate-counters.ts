@@ -63,7 +63,9 @@ export async function openPostgresRateCounters(options: PostgresRateCountersOpti
 /** Adds every use and answers, in order, the milliseconds taken of each party's bucket. */
 async function exchangeUses(sql: SqlClient, uses: readonly CounterUse[], bounds: CounterBounds): Promise<number[]> {
   if (uses.length === 0) {
-    await sql`select 1`;
+    // Asked while the limiter counts alone: a write that changes nothing, so a database that is
+    // back but refuses writes (a standby, `default_transaction_read_only`) is not taken for back.
+    await sql`update animal_store_rate_limits set full_at = full_at where false`;
     return [];
   }
   const taken = await addToRows(sql, uses);

@@ -160,7 +160,7 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
       const problem = answerProblem(taken, uses.length);
       if (problem !== undefined) throw new Error(problem);
       takeBack(parties, taken, performance.now());
-      if (seq > decided) {
+      if (seq > decided && !stopped()) {
         decided = seq;
         sharedAgain();
       }

@@ -38,7 +38,9 @@ export interface RateCounters {
   /**
    * Adds each use to its party's count and answers, in the order of `uses`, how many milliseconds of
    * each party's bucket are taken now (an address past the bound: the overflow's). Rejects when the
-   * store cannot be reached; the limiter then counts alone until an exchange succeeds again.
+   * store cannot be reached or cannot take the uses; the limiter then counts alone until an exchange
+   * succeeds again. Without uses (the limiter asking while it counts alone), resolves `[]` only if
+   * uses would be taken now.
    */
   exchange(uses: readonly CounterUse[], bounds: CounterBounds): Promise<readonly number[]>;
 }
