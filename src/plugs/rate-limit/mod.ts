@@ -23,6 +23,14 @@
  * import { rateLimit } from "animal-store/rate-limit";
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [rateLimit({ requests: 100, seconds: 1 })] });
  * ```
+ *
+ * One budget for every instance on one PostgreSQL database (`sql`, the client the store was given):
+ *
+ * ```ts
+ * import { openPostgresRateCounters } from "animal-store/postgres-store";
+ * const counters = await openPostgresRateCounters({ sql });
+ * const plugs = [rateLimit({ requests: 100, seconds: 1 }, { counters })];
+ * ```
  */
 import type { ConnectionInfo, Plug, PlugOutcome, PlugSetup, PlugSteps, Validation } from "../../mod.ts";
 import type { RateCounters } from "./counters.ts";
