@@ -121,7 +121,7 @@ function withChunkedRest(handler: Handler): Handler {
         controller.close();
       },
     }, { highWaterMark: 0 });
-    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half" };
+    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half", signal: request.signal };
     // Bun tells a request's address by the request it made.
     const response = await handler(new Request(request.url, init), { requestIP: () => connection?.requestIP?.(request) ?? null });
     if (reader !== undefined && !ended && closes(response)) await dropRest(reader, UNREAD_BODY_WAIT_MS);

@@ -108,7 +108,7 @@ export const serveNode: Serve = (app, options) =>
       requestTimeout: (headerSeconds + bodySeconds) * 1000,
       keepAliveTimeout: idleSeconds * 1000,
       connectionsCheckingInterval: 1000,
-    }, (incoming, outgoing) => connections.answering(incoming.socket, answer(draining.handler, nodeRequest(incoming), NODE_CONNECTION, incoming, outgoing, bridge)));
+    }, (incoming, outgoing) => connections.answering(incoming.socket, answer(draining.handler, nodeRequest(incoming, outgoing), NODE_CONNECTION, incoming, outgoing, bridge)));
     // A request the parser refuses gets the error object too, not Node's bare 400.
     server.on("clientError", answerClientError);
     const connections = trackConnections(server);
