@@ -48,19 +48,24 @@ export function readWhole(incoming: IncomingMessage): Promise<ArrayBuffer> {
 
 /**
  * The request body as a web stream that reads from the socket only when pulled, so a reader that
- * stops early (the size limit) leaves the rest unread instead of buffered. `disturb` is called when
- * it is first read from or cancelled: it is pulled only for a read (it keeps no chunk ahead).
+ * stops early (the size limit) leaves the rest unread instead of buffered. Cancelled, it lets go of
+ * the request, whose rest the bridge then drops before closing the connection (`dropRest`). `disturb`
+ * is called when it is first read from or cancelled: it is pulled only for a read (it keeps no chunk
+ * ahead).
  */
 export function incomingStream(incoming: IncomingMessage, disturb: () => void = () => {}): BodyStream {
+  let letGo = () => {};
   return new ReadableStream({
     start(controller) {
-      incoming.pause();
-      incoming.on("data", (chunk: Buffer) => {
+      const onData = (chunk: Buffer) => {
         controller.enqueue(new Uint8Array(chunk.buffer as ArrayBuffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 0) <= 0) incoming.pause();
-      });
-      incoming.on("end", () => controller.close());
-      incoming.on("error", (error) => controller.error(error));
+      };
+      const onEnd = () => controller.close();
+      const onError = (error: Error) => controller.error(error);
+      incoming.pause();
+      incoming.on("data", onData).on("end", onEnd).on("error", onError);
+      letGo = () => incoming.off("data", onData).off("end", onEnd).off("error", onError);
     },
     pull() {
       disturb();
@@ -69,8 +74,32 @@ export function incomingStream(incoming: IncomingMessage, disturb: () => void = 
     cancel() {
       disturb();
       incoming.pause();
+      letGo();
     },
   }, { highWaterMark: 0 });
+}
+
+/**
+ * Lets go of any reader of what is left of a request body and reads the rest to nowhere, as Node does
+ * itself with a body nobody read once the answer is out (`IncomingMessage#_dump`).
+ */
+export function discardRest(incoming: IncomingMessage): void {
+  incoming.removeAllListeners("data");
+  incoming.resume();
+}
+
+/** Discards what is left of a request body (`discardRest`), resolving once it ended, the client went away, or `ms` passed. */
+export function dropRest(incoming: IncomingMessage, ms: number): Promise<void> {
+  return new Promise((done) => {
+    const stop = () => {
+      clearTimeout(timer);
+      incoming.off("end", stop).off("close", stop).off("error", stop);
+      done();
+    };
+    const timer = setTimeout(stop, ms);
+    incoming.on("end", stop).on("close", stop).on("error", stop);
+    discardRest(incoming);
+  });
 }
 
 /** `stream` read through a stream of its own that calls `disturb` when first read from or cancelled (a tee's branch, whose reads cannot be watched otherwise). */
