@@ -17,7 +17,7 @@ import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 import { answerClientError } from "./_node/client-error.ts";
 import { trackConnections } from "./_node/connections.ts";
-import { bodyConsumed, fetchRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
+import { bodyConsumed, madeRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { discardRest, dropRest } from "./_node/request-body.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
@@ -63,7 +63,8 @@ function printNote(note: Error): void {
  * A listener that serves any Fetch API handler, giving it a real `Request`. A body that a host's
  * parser (`express.json()`) already read is taken from what the parser left (see
  * `_node/host-body.ts`); where it left nothing usable, the request is answered 500 at once, naming
- * the fix, rather than left waiting for a body that will never come. Each is reported once.
+ * the fix, rather than left waiting for a body that will never come. Each is reported once. A request
+ * Node's `Request` cannot be made of (a `TRACE`, `OPTIONS *`) is answered by the bridge (`madeRequest`).
  */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
   const onError = options.onError ?? printError;
@@ -71,18 +72,20 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
   const reportOnce = once(options.onError ?? printNote);
   return (incoming, outgoing) => {
     const connection: ConnectionInfo = { requestIP: () => (incoming.socket.remoteAddress === undefined ? null : { address: incoming.socket.remoteAddress }) };
-    if (!bodyConsumed(incoming)) {
-      void answer(handler, fetchRequest(incoming, outgoing), connection, incoming, outgoing, bridge);
-      return;
+    let readBody: Uint8Array | string | undefined;
+    if (bodyConsumed(incoming)) {
+      const body = hostParsedBody(incoming);
+      if (!body.ok) {
+        reportOnce(String(body.refusal.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.refusal.reason} (reported once)`));
+        void send(incoming, outgoing, body.refusal.answer, bridge);
+        return;
+      }
+      reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));
+      readBody = body.value;
     }
-    const body = hostParsedBody(incoming);
-    if (!body.ok) {
-      reportOnce(String(body.refusal.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.refusal.reason} (reported once)`));
-      void send(incoming, outgoing, body.refusal.answer, bridge);
-      return;
-    }
-    reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));
-    void answer(handler, fetchRequest(incoming, outgoing, body.value), connection, incoming, outgoing, bridge);
+    const request = madeRequest(incoming, outgoing, readBody);
+    if (request.ok) void answer(handler, request.value, connection, incoming, outgoing, bridge);
+    else void send(incoming, outgoing, request.refusal, bridge);
   };
 }
 

@@ -14,6 +14,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConnectionInfo } from "../../src/mod.ts";
+import type { Refusable } from "../../src/validation.ts";
+import { errorResponse } from "../../src/errors.ts";
 import { isHostValue } from "../../src/_internal/_host.ts";
 import { urlHost } from "../_serve.ts";
 import type { BodyStream } from "./request-body.ts";
@@ -257,11 +259,34 @@ function leaveSignal(outgoing: ServerResponse): AbortSignal {
 }
 
 /**
+ * `fetchRequest`, or the answer to a request Node's `Request` refuses to be made of, which Bun and
+ * Deno hand their handler: a method the Fetch API forbids (`CONNECT`, `TRACE`, `TRACK`) is answered
+ * 501, another refusal (a target that is no URL, `OPTIONS *`) 400. Thrown in the listener, it ended
+ * the host's process.
+ */
+export function madeRequest(incoming: IncomingMessage, outgoing: ServerResponse, readBody?: Uint8Array | string): Refusable<Request, Response> {
+  try {
+    return { ok: true, value: fetchRequest(incoming, outgoing, readBody) };
+  } catch {
+    const action = `Cannot ${incoming.method} ${incoming.url}`;
+    return {
+      ok: false,
+      refusal: FORBIDDEN_METHOD.test(incoming.method ?? "")
+        ? errorResponse("not_implemented", `${action}: the method is not supported`)
+        : errorResponse("invalid_request", `${action}: the request target is not a URL`),
+    };
+  }
+}
+
+/** The methods the Fetch API makes no `Request` with. */
+const FORBIDDEN_METHOD = /^(?:CONNECT|TRACE|TRACK)$/i;
+
+/**
  * A real `Request`, whose signal aborts when the client goes away before the answer is sent. Its
  * body is read from Node's stream, or is `readBody`, what a host's parser left of a body it read
  * first (see `host-body.ts`), with a `Content-Length` of its own.
  */
-export function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse, readBody?: Uint8Array | string): Request {
+function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse, readBody?: Uint8Array | string): Request {
   const headers = headerPairs(incoming);
   const init: RequestInit & { duplex?: "half" } = { method: incoming.method ?? "GET", headers, signal: leaveSignal(outgoing) };
   if (readBody !== undefined) {
