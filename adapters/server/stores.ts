@@ -2,19 +2,19 @@
  * @module
  * The stores the standalone server can keep pets in, one row each, chosen by `STORE`: how the server
  * opens it, how a line names it, where the generated API key is kept beside it, what cannot work on
- * this machine, what `animal-store export` reads, and where its instances share a rate limit's counts. A store added here is selected by the setting
+ * this machine, what `animal-store export` reads and `import` writes, and where its instances share a rate limit's counts. A store added here is selected by the setting
  * with nothing else in the server to change (`docs/extending.md`, "A store selected by a setting").
  */
 import { dirname } from "node:path";
-import type { MovedPet, PetStore } from "../../src/mod.ts";
+import type { ImportOptions, ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
 import type { RateCounters } from "../../src/plugs/rate-limit/mod.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Notices } from "./notices.ts";
 import type { RuntimeOptions } from "./start.ts";
 import type { TraceExport } from "./_otlp-export.ts";
-import { createMemoryStore, exportPets } from "../../src/mod.ts";
-import { openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
+import { createMemoryStore, exportPets, importPets } from "../../src/mod.ts";
+import { openJsonFileImport, openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
 import { openPostgresRateCounters, openPostgresStore } from "../postgres-store/mod.ts";
 import { storeFileProblem } from "./listen-checks.ts";
 import { describeDatabase } from "./postgres-connection.ts";
@@ -32,6 +32,13 @@ export interface OpenContext {
 export interface ExportSource {
   exportPets(): AsyncIterable<MovedPet>;
   clientMacSecrets?(): Promise<readonly string[]>;
+  close(): Promise<void>;
+}
+
+/** What `animal-store import` writes into (each pet checked as `importPets` checks it) and reads back from. */
+export interface ImportTarget {
+  importPets(pets: AsyncIterable<MovedPet>, options: ImportOptions): Promise<ImportSummary>;
+  exportPets(): AsyncIterable<MovedPet>;
   close(): Promise<void>;
 }
 
@@ -53,6 +60,8 @@ export interface ServerStore {
   open(config: Config, context: OpenContext): Promise<PetStore>;
   /** What an export reads, when it is not the store opened as the server does (which a running server may hold). */
   openExport?(config: Config): Promise<ExportSource>;
+  /** What an import writes into, when it is not the store opened as the server does (which loads every pet). */
+  openImport?(config: Config, notices: Notices): Promise<ImportTarget>;
   /** Where the instances on this store share a rate limit's counts (`RATE_LIMIT`); absent: each instance counts alone, as the only one on its store. */
   openRateCounters?(config: Config, context: OpenContext): Promise<SharedCounters>;
 }
@@ -72,6 +81,8 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
     open: (config, { notices, metrics }) => openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) }),
     // Read without the lock, up to the last whole line, while a server may be writing it.
     openExport: (config) => openJsonFileSnapshot(config.dataFile),
+    // Written as it is read, without loading the pets: memory stays flat at any count.
+    openImport: (config, notices) => openJsonFileImport(config.dataFile, { logger: notices }),
   },
   memory: {
     describe: () => "the memory store",
@@ -103,6 +114,17 @@ export async function openExportSource(config: Config, open: (config: Config) =>
   if (own !== undefined) return await own(config);
   const store = await open(config);
   return { exportPets: () => exportPets(store), clientMacSecrets: async () => (await store.clientMacSecrets?.()) ?? [], close: () => store.close() };
+}
+
+/** What an import writes into: the store's own target, or else the store opened as the server does. */
+export async function openImportTarget(config: Config, notices: Notices, open: (config: Config) => Promise<PetStore>): Promise<ImportTarget> {
+  const own = serverStore(config).openImport;
+  if (own !== undefined) {
+    const target = await own(config, notices);
+    return { ...target, importPets: (pets, options) => importPets(target, pets, options) };
+  }
+  const store = await open(config);
+  return { importPets: (pets, options) => importPets(store, pets, options), exportPets: () => exportPets(store), close: () => store.close() };
 }
 
 /** The PostgreSQL store over a client of its own, which closing the store closes too. */
