@@ -77,6 +77,15 @@ const encoder = new TextEncoder();
 
 export type { JsonFileSnapshot } from "./_snapshot.ts";
 
+/** The data file's format version this code reads and writes. */
+export { FORMAT_VERSION as DATA_FILE_VERSION } from "./_journal.ts";
+
+/**
+ * The format version a data file names in its header, read from its first line alone: `undefined`
+ * when there is no file at the path (what an upgrade checks before it starts a server on the file).
+ */
+export { formatVersionOf as dataFileVersion } from "./_journal.ts";
+
 /**
  * Opens the data file at a path to export it while a server may be writing it (`animal-store
  * export` does): without its lock and without writing anything, its pets up to its last whole line.

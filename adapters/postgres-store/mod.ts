@@ -30,7 +30,8 @@ import { MAX_EXACT_INTEGER, withId } from "../../src/mod.ts";
 import { idsUsedUp } from "../../src/_internal/stores.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
-import { createSchema } from "./_schema.ts";
+import { migrateSchema, readSchemaState, schemaProblem } from "./_migrate.ts";
+import { SCHEMA_VERSION } from "./_schema.ts";
 import { exportPets, importPets, MAC_PREFIX } from "./_move.ts";
 import type { ClientMac } from "../_client-mac.ts";
 import { macUnder } from "../_client-mac.ts";
@@ -45,12 +46,22 @@ export interface PostgresStoreOptions {
   readonly timeoutMs?: number;
   /** The most creates written in one transaction. Default 500. */
   readonly maxBatch?: number;
-  /** Where the store says what an operator must know (once every id is handed out). Default `console`. */
+  /** Where the store says what an operator must know (once every id is handed out, a newer schema in use). Default `console`. */
   readonly logger?: Pick<Console, "warn">;
+  /**
+   * Whether opening may create the tables or apply the schema steps the database lacks (as
+   * `migrateSchema` does). Default true. False: the role may only read and write the tables, and
+   * opening rejects a database this code cannot use as it is, naming its version and this code's.
+   */
+  readonly migrate?: boolean;
 }
 
 /** The schema version this code creates and reads. */
 export { SCHEMA_VERSION } from "./_schema.ts";
+
+/** Brings a database's schema to a version (this code's by default), or says what that would run (`dryRun`). */
+export { migrateSchema, readSchemaState } from "./_migrate.ts";
+export type { MigrateOptions, SchemaMigration, SchemaState, SchemaStepText } from "./_migrate.ts";
 
 /** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
 export { sqlState } from "./_failures.ts";
@@ -58,17 +69,34 @@ export { sqlState } from "./_failures.ts";
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;
 
-/** Creates the schema if needed, checks its version, and returns the store. */
+/** Creates the schema or applies the steps it lacks (unless `migrate: false`), checks its version, and returns the store. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PetStore> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const logger = options.logger ?? console;
   try {
-    await withDeadline(createSchema(options.sql), timeoutMs);
+    await withDeadline(openSchema(options.sql, options.migrate ?? true, logger), timeoutMs);
   } catch (error) {
     throw new Error(`Cannot open the PostgreSQL store: ${describeError(error)}`, { cause: error });
   }
-  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH, options.logger ?? console);
+  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH, logger);
   await store.loadFileSecrets();
   return store;
+}
+
+/**
+ * Brings the schema to this code's version when it may, then checks that this code can use it; a
+ * newer schema that older code may still use (a rolling upgrade half done) is used, and said once.
+ */
+async function openSchema(sql: SqlClient, migrate: boolean, logger: Pick<Console, "warn">): Promise<void> {
+  const state = migrate ? (await migrateSchema(sql)).to : await readSchemaState(sql);
+  const problem = schemaProblem(state);
+  if (problem !== undefined) {
+    throw new Error(migrate ? problem : `${problem}; apply the schema first with animal-store migrate (or migrateSchema in code): this store was opened not to change it (MIGRATE=off, migrate: false)`);
+  }
+  if (state.version > SCHEMA_VERSION) {
+    logger.warn(`animal-store: the database is at schema version ${state.version}, newer than this animal-store's ${SCHEMA_VERSION}, ` +
+      `and says animal-store from schema version ${state.compatibleFrom} may still use it: replace this instance with the newer version`);
+  }
 }
 
 /** A JSON-file store's secret whose keys were imported, as the MAC it makes, until it expires (ms since the epoch). */

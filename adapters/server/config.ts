@@ -33,6 +33,8 @@ export interface Config extends OperateSettings {
   readonly dataFile: string;
   /** The PostgreSQL connection URL, for `store: "postgres"` (`""` otherwise). */
   readonly databaseUrl: string;
+  /** Whether opening the store may make or change its tables or file (`MIGRATE=on`); `animal-store migrate` does it otherwise. */
+  readonly migrate: boolean;
   /** How the access log is written, or `"off"` for no access log (and no `X-Request-Id`). */
   readonly log: LogFormat | "off";
   /** Public URL, proxy trust and timeouts. */
@@ -68,6 +70,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
+  const migrate = setting("MIGRATE");
+  if (migrate !== "on" && migrate !== "off") problems.push(`MIGRATE must be "on" or "off", got "${migrate}"`);
   const log = logSetting(setting("LOG") ?? "", setting("LOG_FORMAT") ?? "", problems);
   const edge = readEdgeSettings(setting, problems);
   const operate = readOperateSettings(setting, port, problems);
@@ -86,6 +90,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       store: store as StoreKind,
       dataFile: setting("DATA_FILE") ?? "",
       databaseUrl,
+      migrate: migrate === "on",
       log,
       edge,
       ...operate,

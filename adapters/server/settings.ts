@@ -23,6 +23,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "STORE", flag: "--store", default: "file", summary: `Where pets are kept: ${STORE_NAMES.join(", ")}` },
   { variable: "DATA_FILE", flag: "--data-file", default: "data/pets.json", summary: "The JSON-file store's file, created on first start" },
   { variable: "DATABASE_URL", flag: "--database-url", default: undefined, summary: "With STORE=postgres: postgres://user:password@host:5432/database" },
+  { variable: "MIGRATE", flag: "--migrate", default: "on", summary: "off: the server never makes or changes the store's tables or file (animal-store migrate does)" },
   { variable: "LOG", flag: "--log", default: "on", summary: "off turns the access log (and X-Request-Id) off" },
   { variable: "LOG_FORMAT", flag: "--log-format", default: "text", summary: "text, or json for JSON Lines" },
   { variable: "CORS_ORIGINS", flag: "--cors-origins", default: undefined, summary: "Comma-separated origins whose pages may call the API, or *" },

@@ -20,7 +20,7 @@ import type { TraceExport } from "./_otlp-export.ts";
 import { createAccessLog } from "./access-log.ts";
 import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { runCommand } from "./command-line.ts";
-import { runMove } from "./move-commands.ts";
+import { isStoreCommand, runMove } from "./move-commands.ts";
 import { NOTICES_TO_STDERR } from "./_move-common.ts";
 import { readConfig } from "./config.ts";
 import { health } from "../../src/plugs/health/mod.ts";
@@ -58,7 +58,10 @@ export type ChooseServe = (config: Config) => Serve;
 /** Runs the standalone server with the `serve` the runtime chooses for the settings. */
 export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === "export" || args[0] === "import") return void (process.exitCode = await runMove(args, process.env, (config) => openStore(config, { runtime, notices: NOTICES_TO_STDERR })));
+  if (isStoreCommand(args[0])) {
+    const context = { runtime, notices: NOTICES_TO_STDERR };
+    return void (process.exitCode = await runMove(args, process.env, context, (config) => openStore(config, context)));
+  }
   const answered = await runCommand(args, process.env);
   if (answered !== undefined) return void (process.exitCode = answered);
   const result = readConfig(process.env, args);

@@ -2,10 +2,12 @@
  * @module
  * The stores the standalone server can keep pets in, one row each, chosen by `STORE`: how the server
  * opens it, how a line names it, where the generated API key is kept beside it, what cannot work on
- * this machine, and what `animal-store export` reads. A store added here is selected by the setting
+ * this machine, what `animal-store export` reads, and how `animal-store migrate` brings its tables or
+ * file to the version this code reads. A store added here is selected by the setting
  * with nothing else in the server to change (`docs/extending.md`, "A store selected by a setting").
  */
-import { dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import type { MovedPet, PetStore } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
@@ -13,8 +15,9 @@ import type { Notices } from "./notices.ts";
 import type { RuntimeOptions } from "./start.ts";
 import type { TraceExport } from "./_otlp-export.ts";
 import { createMemoryStore, exportPets } from "../../src/mod.ts";
-import { openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
-import { openPostgresStore } from "../postgres-store/mod.ts";
+import { DATA_FILE_VERSION, dataFileVersion, openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
+import type { SchemaMigration } from "../postgres-store/mod.ts";
+import { migrateSchema, openPostgresStore, SCHEMA_VERSION } from "../postgres-store/mod.ts";
 import { storeFileProblem } from "./listen-checks.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { sqlWithSpans } from "./_sql-spans.ts";
@@ -34,6 +37,28 @@ export interface ExportSource {
   close(): Promise<void>;
 }
 
+/** What `animal-store migrate` may be told: the version to reach (this code's by default), and whether to write. */
+export interface MigrateRequest {
+  readonly to?: number;
+  readonly dryRun: boolean;
+}
+
+/** What `animal-store migrate` found and did to a store's tables or file, or would do on a dry run. */
+export interface StoreMigration {
+  /** What a version is called for this store: "schema version", "format version". */
+  readonly versionName: string;
+  /** The version the store was at: 0 when it did not exist. */
+  readonly from: number;
+  /** The version it is at now, or would be. */
+  readonly to: number;
+  /** This code's version. */
+  readonly latest: number;
+  /** The steps applied, or to be applied, each with the statements it runs (none for a file). */
+  readonly steps: readonly { readonly version: number; readonly summary: string; readonly statements: readonly string[] }[];
+  /** The SQL statements around the steps, when they are SQL (a dry run prints a script). */
+  readonly around?: { readonly before: readonly string[]; readonly after: readonly string[] };
+}
+
 /** One store the server can be told to use. */
 export interface ServerStore {
   /** How a line names the store: its file, "the PostgreSQL database". */
@@ -46,6 +71,8 @@ export interface ServerStore {
   open(config: Config, context: OpenContext): Promise<PetStore>;
   /** What an export reads, when it is not the store opened as the server does (which a running server may hold). */
   openExport?(config: Config): Promise<ExportSource>;
+  /** Brings the store's tables or file to the version this code reads (`animal-store migrate`); absent: the store keeps nothing to migrate. */
+  migrate?(config: Config, context: OpenContext, request: MigrateRequest): Promise<StoreMigration>;
 }
 
 /** The names `STORE` takes, one per row of `SERVER_STORES` (the compiler holds the two to each other). */
@@ -60,9 +87,17 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
     describe: (config) => config.dataFile,
     keyFolder: (config) => dirname(config.dataFile),
     problem: (config) => storeFileProblem(config.dataFile, "DATA_FILE"),
-    open: (config, { notices, metrics }) => openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) }),
+    open: async (config, { notices, metrics }) => {
+      // A server told not to make its store does not start on an empty one made at a path it was never meant to use.
+      if (!config.migrate && !existsSync(config.dataFile)) {
+        throw new Error(`${config.dataFile} does not exist, and with MIGRATE=off the server makes no data file: make it with animal-store migrate, ` +
+          `or correct DATA_FILE (a relative path is read from the working directory, ${resolve(".")})`);
+      }
+      return await openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) });
+    },
     // Read without the lock, up to the last whole line, while a server may be writing it.
     openExport: (config) => openJsonFileSnapshot(config.dataFile),
+    migrate: migrateDataFile,
   },
   memory: {
     describe: () => "the memory store",
@@ -70,10 +105,19 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
     open: () => Promise.resolve(createMemoryStore()),
   },
   postgres: {
-    describe: () => "the PostgreSQL database",
+    // Named exactly, host and database: a backup of the wrong one is told by its line.
+    describe: (config) => `the ${describeDatabase(config.databaseUrl)}`,
     // The database keeps no file of the server's: the key stays in DATA_FILE's folder (`data/`), as before stores were rows.
     keyFolder: (config) => dirname(config.dataFile),
     open: openDatabase,
+    migrate: async (config, { runtime }, request) => {
+      const connection = await runtime.connectPostgres(config.databaseUrl);
+      try {
+        return schemaMigration(await migrateSchema(connection.sql, request));
+      } finally {
+        await connection.close();
+      }
+    },
   },
 };
 
@@ -100,11 +144,34 @@ async function openDatabase(config: Config, { runtime, notices, metrics, traces 
   const connection = await runtime.connectPostgres(config.databaseUrl);
   const observed = metrics?.observeSql(connection.sql) ?? connection.sql;
   try {
-    const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan), logger: notices });
+    const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan), logger: notices, migrate: config.migrate });
     notices.info(`opened ${describeDatabase(config.databaseUrl)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
   } catch (error) {
     await connection.close();
     throw error;
   }
+}
+
+/** What `migrate` reports of a database's schema. */
+function schemaMigration(migration: SchemaMigration): StoreMigration {
+  return { versionName: "schema version", from: migration.from.version, to: migration.to.version, latest: SCHEMA_VERSION, steps: migration.steps, around: migration.around };
+}
+
+/**
+ * The data file at the one format version there is: made (empty, with its header and secret) when
+ * there is none, refused naming its version when it names one this code does not read.
+ */
+async function migrateDataFile(config: Config, { notices }: OpenContext, request: MigrateRequest): Promise<StoreMigration> {
+  if (request.to !== undefined && request.to !== DATA_FILE_VERSION) throw new RangeError(`there is no format version ${request.to}: this animal-store knows version ${DATA_FILE_VERSION}`);
+  const version = await dataFileVersion(config.dataFile);
+  const done = { versionName: "format version", latest: DATA_FILE_VERSION, to: DATA_FILE_VERSION };
+  if (version === undefined) {
+    if (!request.dryRun) await (await openJsonFileStore(config.dataFile, { logger: notices })).close();
+    return { ...done, from: 0, steps: [{ version: DATA_FILE_VERSION, summary: `make ${config.dataFile}, empty, with its header and secret`, statements: [] }] };
+  }
+  if (version !== DATA_FILE_VERSION) {
+    throw new Error(`${config.dataFile} names format version ${JSON.stringify(version)}, which this animal-store cannot read (it reads version ${DATA_FILE_VERSION}): upgrade animal-store`);
+  }
+  return { ...done, from: DATA_FILE_VERSION, steps: [] };
 }
