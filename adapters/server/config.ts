@@ -37,6 +37,8 @@ export interface Config extends OperateSettings {
   readonly migrate: boolean;
   /** How the access log is written, or `"off"` for no access log (and no `X-Request-Id`). */
   readonly log: LogFormat | "off";
+  /** Whether the health probes are logged and traced as other requests are (`LOG_HEALTH=on`). */
+  readonly logHealth: boolean;
   /** Public URL, proxy trust and timeouts. */
   readonly edge: EdgeSettings;
   /** The origins whose pages may call the API (`CORS_ORIGINS`); absent: no CORS. */
@@ -73,6 +75,8 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const migrate = setting("MIGRATE");
   if (migrate !== "on" && migrate !== "off") problems.push(`MIGRATE must be "on" or "off", got "${migrate}"`);
   const log = logSetting(setting("LOG") ?? "", setting("LOG_FORMAT") ?? "", problems);
+  const logHealth = setting("LOG_HEALTH");
+  if (logHealth !== "on" && logHealth !== "off") problems.push(`LOG_HEALTH must be "on" or "off", got "${logHealth}"`);
   const edge = readEdgeSettings(setting, problems);
   const operate = readOperateSettings(setting, port, problems);
   const cors = parseCorsOrigins(setting("CORS_ORIGINS") ?? "");
@@ -92,6 +96,7 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       databaseUrl,
       migrate: migrate === "on",
       log,
+      logHealth: logHealth === "on",
       edge,
       ...operate,
       // Unset or empty: no CORS, as before the setting existed.

@@ -26,6 +26,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze([
   { variable: "MIGRATE", flag: "--migrate", default: "on", summary: "off: the server never makes or changes the store's tables or file (animal-store migrate does)" },
   { variable: "LOG", flag: "--log", default: "on", summary: "off turns the access log (and X-Request-Id) off" },
   { variable: "LOG_FORMAT", flag: "--log-format", default: "text", summary: "text, or json for JSON Lines" },
+  { variable: "LOG_HEALTH", flag: "--log-health", default: "on", summary: "off keeps the /health probes out of the access log and traces (the metrics count them)" },
   { variable: "CORS_ORIGINS", flag: "--cors-origins", default: undefined, summary: "Comma-separated origins whose pages may call the API, or *" },
   { variable: "PUBLIC_URL", flag: "--public-url", default: undefined, summary: "The URL clients reach the service at, for Location and Link" },
   { variable: "TRUST_PROXY", flag: "--trust-proxy", default: "false", summary: "x-forwarded or forwarded: the one header the proxy in front sets" },

@@ -32,6 +32,7 @@ import { createNotices, escapeControls, takeProcessWarnings } from "./notices.ts
 import { createOutput } from "./output.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
+import { exceptProbes } from "./quiet-probes.ts";
 import type { OpenContext } from "./stores.ts";
 import { serverStore } from "./stores.ts";
 
@@ -139,13 +140,15 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
 /**
  * The server's wraps, innermost first: `Server-Timing` (the app's own time), the spans when traces
  * are exported (so the log can name a request's span), the access log, then the metrics around all
- * (a request's latency includes the log's work).
+ * (a request's latency includes the log's work). With `LOG_HEALTH=off` the probes pass the spans
+ * and the log by.
  */
 function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metrics | undefined, traces: TraceExport | undefined): Wrap[] {
+  const quiet = (wrap: Wrap) => (config.logHealth ? wrap : exceptProbes(wrap));
   return [
     ...(config.serverTiming === true ? [serverTiming] : []),
-    ...(traces === undefined ? [] : [traces.tracing.wrap]),
-    ...(log === undefined ? [] : [log.wrap]),
+    ...(traces === undefined ? [] : [quiet(traces.tracing.wrap)]),
+    ...(log === undefined ? [] : [quiet(log.wrap)]),
     ...(metrics === undefined ? [] : [metrics.wrap]),
   ];
 }
