@@ -33,6 +33,7 @@ import { createOutput } from "./output.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
 import { exceptProbes } from "./quiet-probes.ts";
+import { featuresLine, referenceLine } from "./start-lines.ts";
 import type { OpenContext } from "./stores.ts";
 import { serverStore } from "./stores.ts";
 
@@ -87,7 +88,9 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   if (generated !== undefined) notices.info(keyNotice(generated, config.store));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
-  notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
+  const features = featuresLine(config);
+  if (features !== undefined) notices.info(features);
+  notices.info(referenceLine(config, server.port));
   notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   // Closed once, by whichever of the stop and its grace gets there first.
