@@ -37,8 +37,11 @@ export function usage(): string {
   return [
     "Usage: animal-store [--flag value ...]     start the server",
     "       animal-store health [--live|--ready|--started] [--url URL]   exit 0 if the probe answers 200, 1 otherwise",
-    "       animal-store export [--out FILE]    every pet of the store, as JSON Lines (docs/stores.md)",
+    "       animal-store export [--out FILE] [--allow-empty]   every pet of the store, as JSON Lines (docs/stores.md)",
     "       animal-store import [--in FILE] [--append]   an export into the store, keeping ids, all or nothing",
+    "       animal-store import --check [--in FILE]      an export read and checked whole, nothing written",
+    "       animal-store backup --dir DIR [--keep N] [--every 1d]   exports checked into DIR, the newest N kept",
+    "       animal-store migrate [--dry-run] [--to VERSION]   the store's tables or file brought to this version",
     "       animal-store --help | --version",
     "",
     "Settings: each flag mirrors an environment variable (a flag wins). Flag, variable, default:",

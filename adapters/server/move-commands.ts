@@ -1,7 +1,7 @@
 /**
  * @module
- * The commands that work on a store without serving it, `animal-store export`, `import` and
- * `migrate`: the store's flags and variables are the server's (`--store`, `--data-file`,
+ * The commands that work on a store without serving it, `animal-store export`, `import`, `migrate`
+ * and `backup`: the store's flags and variables are the server's (`--store`, `--data-file`,
  * `--database-url`), plus each command's own.
  *
  * ```
@@ -12,6 +12,7 @@ import type { OpenStore } from "./_move-common.ts";
 import type { OpenContext } from "./stores.ts";
 import { refuse } from "./_move-common.ts";
 import { readConfig } from "./config.ts";
+import { runBackup } from "./backup.ts";
 import { runExport } from "./export.ts";
 import { runImport } from "./import.ts";
 import { runMigrate } from "./migrate.ts";
@@ -23,13 +24,14 @@ export interface CommandFlags {
 }
 
 /** The name of a command that works on a store. */
-export type StoreCommand = "export" | "import" | "migrate";
+export type StoreCommand = "export" | "import" | "migrate" | "backup";
 
 /** The store commands, each with its own flags. */
 const FLAGS: Readonly<Record<StoreCommand, CommandFlags>> = {
   export: { valued: ["--out"], alone: ["--allow-empty"] },
-  import: { valued: ["--in"], alone: ["--append"] },
+  import: { valued: ["--in"], alone: ["--append", "--check"] },
   migrate: { valued: ["--to"], alone: ["--dry-run"] },
+  backup: { valued: ["--dir", "--keep", "--every"], alone: ["--allow-empty"] },
 };
 
 /** Whether `name` (the first argument) is a store command. */
@@ -48,7 +50,8 @@ export async function runMove(args: readonly string[], env: Readonly<Record<stri
   const config = readConfig(env, [...split.rest, "--api-keys", "unused"]);
   if (!config.ok) return refuse(command, config.issues);
   if (command === "migrate") return await runMigrate(config.value, split.own, context);
-  return command === "export" ? await runExport(config.value, split.own, open) : await runImport(config.value, split.own, open);
+  if (command === "backup") return await runBackup(config.value, split.own, context);
+  return command === "export" ? await runExport(config.value, split.own, context) : await runImport(config.value, split.own, open);
 }
 
 /** The command's own flags (`--out FILE`, `--out=FILE`, `--append`), and the server's. */

@@ -17,7 +17,7 @@ import type { TraceExport } from "./_otlp-export.ts";
 import { createMemoryStore, exportPets } from "../../src/mod.ts";
 import { DATA_FILE_VERSION, dataFileVersion, openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
 import type { SchemaMigration } from "../postgres-store/mod.ts";
-import { migrateSchema, openPostgresStore, SCHEMA_VERSION } from "../postgres-store/mod.ts";
+import { migrateSchema, openPostgresStore, readSchemaState, SCHEMA_VERSION } from "../postgres-store/mod.ts";
 import { storeFileProblem } from "./listen-checks.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { sqlWithSpans } from "./_sql-spans.ts";
@@ -70,7 +70,7 @@ export interface ServerStore {
   /** Opens the store as the server uses it. */
   open(config: Config, context: OpenContext): Promise<PetStore>;
   /** What an export reads, when it is not the store opened as the server does (which a running server may hold). */
-  openExport?(config: Config): Promise<ExportSource>;
+  openExport?(config: Config, context: OpenContext): Promise<ExportSource>;
   /** Brings the store's tables or file to the version this code reads (`animal-store migrate`); absent: the store keeps nothing to migrate. */
   migrate?(config: Config, context: OpenContext, request: MigrateRequest): Promise<StoreMigration>;
 }
@@ -110,6 +110,7 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
     // The database keeps no file of the server's: the key stays in DATA_FILE's folder (`data/`), as before stores were rows.
     keyFolder: (config) => dirname(config.dataFile),
     open: openDatabase,
+    openExport: openDatabaseExport,
     migrate: async (config, { runtime }, request) => {
       const connection = await runtime.connectPostgres(config.databaseUrl);
       try {
@@ -131,12 +132,40 @@ export function serverStore(config: Config): ServerStore {
   return SERVER_STORES[config.store];
 }
 
-/** What an export of the configured store reads: the row's own, or the store opened by `open` and read through its export. */
-export async function openExportSource(config: Config, open: (config: Config) => Promise<PetStore>): Promise<ExportSource> {
-  const own = serverStore(config).openExport;
-  if (own !== undefined) return await own(config);
-  const store = await open(config);
+/**
+ * What an export of the configured store reads: the row's own, or the store opened as the server
+ * opens it, never changing its tables or file (`MIGRATE=off`: a backup only reads), read through its
+ * export. Rejects naming why when it cannot.
+ */
+export async function openExportSource(config: Config, context: OpenContext): Promise<ExportSource> {
+  const readOnly = { ...config, migrate: false };
+  const row = serverStore(readOnly);
+  if (row.openExport !== undefined) return await row.openExport(readOnly, context);
+  return sourceOf(await row.open(readOnly, context));
+}
+
+/** A store read through its export. */
+function sourceOf(store: PetStore): ExportSource {
   return { exportPets: () => exportPets(store), clientMacSecrets: async () => (await store.clientMacSecrets?.()) ?? [], close: () => store.close() };
+}
+
+/**
+ * The database to export, opened as the server opens it but never changing its schema: a database
+ * without animal-store's tables has never been written to, and is refused as one (the wrong database,
+ * or the wrong Compose project), not as one to migrate.
+ */
+async function openDatabaseExport(config: Config, context: OpenContext): Promise<ExportSource> {
+  const connection = await context.runtime.connectPostgres(config.databaseUrl);
+  try {
+    const { version } = await readSchemaState(connection.sql);
+    if (version === 0) {
+      throw new Error(`the ${describeDatabase(config.databaseUrl)} holds no animal-store tables: nothing was ever written to it, so there is nothing to back up; ` +
+        "if it is the wrong database, check DATABASE_URL (with Compose, -p animal-store)");
+    }
+  } finally {
+    await connection.close();
+  }
+  return sourceOf(await openDatabase(config, context));
 }
 
 /** The PostgreSQL store over a client of its own, which closing the store closes too. */
