@@ -45,11 +45,11 @@ export interface RuntimeOptions {
   readonly exportsTraces?: boolean;
 }
 
-/** How long shutdown waits for in-flight requests before exiting anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** How long shutdown waits for in-flight requests before exiting anyway (a supervisor's stop timeout goes past it and the next). */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** How long, past the grace, closing the store may take before the process exits anyway. */
-const LATE_STORE_CLOSE_MS = 3000;
+export const LATE_STORE_CLOSE_MS = 3000;
 
 /** What a stop keeps of its grace after sending the last spans, to exit 0 in time. */
 const TRACE_FLUSH_MARGIN_MS = 500;
