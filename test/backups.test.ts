@@ -6,7 +6,7 @@
  * whole and writes nothing; `backup` writes, checks and keeps the newest N, once or on an interval.
  */
 import { describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { commandArgv, runCommand } from "./commands.ts";
@@ -123,6 +123,8 @@ describe("animal-store backup", () => {
     }
     const kept = backupsIn(dir);
     expect(kept).toHaveLength(2);
+    // latest.jsonl leads to the newest, for a restore to name.
+    expect(readlinkSync(join(dir, "latest.jsonl"))).toBe(kept[1]!);
     for (const name of kept) {
       expect(name).toMatch(/^pets-\d{8}T\d{6}\.\d{3}Z\.jsonl$/);
       expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
@@ -133,6 +135,7 @@ describe("animal-store backup", () => {
     expect(failed.stderr).toContain("holds no pet");
     expect(failed.stderr).toEndWith("animal-store backup: no backup was written this time (the export failed, above)\n");
     expect(backupsIn(dir)).toEqual(kept);
+    expect(readlinkSync(join(dir, "latest.jsonl"))).toBe(kept[1]!);
   }, 60_000);
 
   test("a file it did not name is never counted nor removed, and a folder it cannot write fails the backup", async () => {

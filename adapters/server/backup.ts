@@ -7,15 +7,16 @@
  * at once and then every INTERVAL (`30s`, `15m`, `6h`, `1d`) until a signal, for a service of its own
  * (Compose's): a backup that fails is said and the next one is tried at its time.
  *
- * Only files named as it names them are counted and removed; a backup whose check failed is renamed
- * `….jsonl.failed`, so it is kept for a look and never counted among the good ones.
+ * `DIR/latest.jsonl` is a link to the newest backup that passed its check, for a restore (or a
+ * drill) to name. Only files named as it names them are counted and removed; a backup whose check
+ * failed is renamed `….jsonl.failed`, so it is kept for a look and never counted among the good ones.
  *
  * Exit codes, once: 0 written and checked, 1 not (nothing of it counted), 2 bad arguments. With
  * `--every`: 0 once a signal stops it between backups.
  */
 import { createReadStream } from "node:fs";
-import { mkdir, readdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, readdir, rename, rm, symlink } from "node:fs/promises";
+import { basename, join } from "node:path";
 import process from "node:process";
 import type { Config } from "./config.ts";
 import type { OpenContext } from "./stores.ts";
@@ -25,6 +26,9 @@ import { runCheck } from "./import.ts";
 
 /** How a backup is named: the UTC time it began, so names sort as times do. */
 const BACKUP_NAME = /^pets-\d{8}T\d{6}\.\d{3}Z\.jsonl$/;
+
+/** The link to the newest backup that passed its check. */
+const LATEST = "latest.jsonl";
 
 /** How many backups are kept unless `--keep` says. */
 const DEFAULT_KEEP = 7;
@@ -76,11 +80,20 @@ async function backupOnce(config: Config, options: { dir: string; keep: number; 
     say(`${path} did not pass its check, above: kept as ${path}.failed, not counted`, true);
     return 1;
   }
+  await linkLatest(dir, basename(path));
   for (const name of await removable(dir, keep)) {
     await rm(join(dir, name), { force: true });
     say(`removed ${join(dir, name)}, keeping the newest ${keep}`);
   }
   return 0;
+}
+
+/** Points `DIR/latest.jsonl` at the backup `name`, in one step (a link made beside it, renamed over the old one). */
+async function linkLatest(dir: string, name: string): Promise<void> {
+  const temp = join(dir, `.${LATEST}.new`);
+  await rm(temp, { force: true });
+  await symlink(name, temp);
+  await rename(temp, join(dir, LATEST));
 }
 
 /** The backups in `dir` beyond the newest `keep`, oldest first: only files named as a backup is. */
