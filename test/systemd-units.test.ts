@@ -111,7 +111,7 @@ describe("each ExecStart runs as written, with the example environment file, on 
 
   test("the server starts on the file store at the unit's data path, answers with the file's key, and stops on SIGTERM with exit 0", async () => {
     const root = tempFolder();
-    const env = { ...environment("animal-store.service", root), PORT: "0" };
+    const env: Record<string, string> = { ...environment("animal-store.service", root), PORT: "0" };
     expect(env["DATA_FILE"]).toBe(`${root}/var/lib/animal-store/pets.json`);
     const server = Bun.spawn(commandArgv("bun", argumentsOf("animal-store.service", root)), { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
     const output = captureOutput(server);
