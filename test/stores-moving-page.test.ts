@@ -22,7 +22,7 @@ const quiet = { info: () => {}, warn: () => {} };
 
 /** Runs one of the page's commands in the repository, with its paths and URL pointed at `folder` and `url`. */
 async function runCommand(line: string, folder: string, url: string): Promise<string> {
-  const command = line.replaceAll("data/pets.json", join(folder, "pets.json")).replaceAll("backup.jsonl", join(folder, "backup.jsonl")).replaceAll(PAGE_URL, url);
+  const command = line.replaceAll("data/pets.json", join(folder, "pets.json")).replace(/(^| )backup\.jsonl/g, `$1${join(folder, "backup.jsonl")}`).replaceAll(PAGE_URL, url);
   const psql = /^psql (\S+) -c "([^"]+)"$/.exec(command);
   if (psql !== null) {
     const sql = new Bun.SQL(psql[1]!, { max: 1 });
@@ -194,7 +194,7 @@ test("Check, scheduled backups and the restore drill, as printed: the backup che
   await store.close();
   const [check, schedule, fileDrill, databaseDrill] = ["**Check a backup**", "**Scheduled backups.**", "**A restore drill.**"].flatMap((heading, i) => {
     const found = [...part(heading).matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]!.split("\n"));
-    expect(found.length).toBe(i === 2 ? 2 : 1);
+    expect([heading, found.length]).toEqual([heading, i === 2 ? 2 : 1]);
     return found;
   });
   const backedUp = await runCommand(inFolder(schedule![0]!, folder), folder, "");
