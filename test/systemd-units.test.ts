@@ -129,5 +129,9 @@ describe("each ExecStart runs as written, with the example environment file, on 
     const backup = Bun.spawnSync(commandArgv("bun", argumentsOf("animal-store-backup.service", root)), { env: { ...process.env, ...environment("animal-store-backup.service", root) }, stdout: "pipe", stderr: "pipe" });
     expect(backup.exitCode).toBe(0);
     expect(backup.stdout.toString()).toMatch(new RegExp(`^checked ${root}/var/backups/animal-store/pets-\\S+\\.jsonl: 1 pets \\(last id 1\\)`));
+    // And docs/deploy.md's check of the newest backup, its path moved as the units' are.
+    const printed = /^animal-store import --check .*$/m.exec(readFileSync("docs/deploy.md", "utf8"))?.[0] ?? "no such line in docs/deploy.md";
+    const check = Bun.spawnSync(commandArgv("bun", printed.replaceAll("/var/", `${root}/var/`).split(" ").slice(1)), { stdout: "pipe", stderr: "pipe" });
+    expect([check.exitCode, check.stdout.toString()]).toEqual([0, expect.stringMatching(new RegExp(`^checked ${root}/var/backups/animal-store/latest\\.jsonl: 1 pets`))]);
   }, 40_000);
 });
