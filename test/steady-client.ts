@@ -11,6 +11,8 @@
 export interface SteadyClient {
   /** How many creates were acknowledged (201, or the replay of one) so far. */
   acknowledged(): number;
+  /** How many sends so far were refused without storing anything (and sent again). */
+  retried(): number;
   /** Resolves once `count` more creates than now have been acknowledged, at most `timeoutMs`. */
   more(count: number, timeoutMs?: number): Promise<void>;
   /** Stops sending, waits for the creates in flight, and resolves with what happened. */
@@ -72,6 +74,7 @@ export function steadyClient(targets: () => readonly string[], key: string, pref
   });
   return {
     acknowledged: () => pets.size,
+    retried: () => retried,
     async more(count, timeoutMs = 60_000) {
       const goal = pets.size + count;
       const deadline = Date.now() + timeoutMs;
