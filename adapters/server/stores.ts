@@ -61,7 +61,7 @@ export interface StoreMigration {
 
 /** One store the server can be told to use. */
 export interface ServerStore {
-  /** How a line names the store: its file, "the PostgreSQL database". */
+  /** How a line names the store: its file, `the PostgreSQL database "pets" on db.internal:5432`. */
   describe(config: Config): string;
   /** The folder the API key generated when `API_KEYS` is unset is kept in, or `undefined` when it is not kept (the pets are not either). */
   keyFolder(config: Config): string | undefined;
