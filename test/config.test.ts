@@ -20,6 +20,7 @@ describe("standalone settings", () => {
       log: "text",
       logHealth: true,
       edge: DEFAULT_EDGE,
+      rateLimitSyncMs: 1000,
     });
   });
 
@@ -33,7 +34,7 @@ describe("standalone settings", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", migrate: true, log: "text", logHealth: true, edge: DEFAULT_EDGE },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", migrate: true, log: "text", logHealth: true, edge: DEFAULT_EDGE, rateLimitSyncMs: 1000 },
     });
   });
 
@@ -51,6 +52,7 @@ describe("standalone settings", () => {
       log: "text",
       logHealth: true,
       edge: DEFAULT_EDGE,
+      rateLimitSyncMs: 1000,
     });
   });
 

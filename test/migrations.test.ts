@@ -15,6 +15,7 @@ import { migrateSchema, openPostgresStore, readSchemaState, SCHEMA_VERSION } fro
 import { SCHEMA_STEPS } from "../adapters/postgres-store/_schema.ts";
 import { importPets } from "../src/mod.ts";
 import type { CommandRuntime } from "./commands.ts";
+import { waitFor } from "./checks.ts";
 import { runCommand } from "./commands.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
@@ -233,6 +234,28 @@ describe("animal-store migrate", () => {
       expect(created.status).toBe(201);
     }, 90_000);
   }
+
+  test("a database at step 1, as version 1.0.0 left it: the dry run prints the rate limits' step 2, migrate adds their table, and a server with MIGRATE=off shares its rate limit there", async () => {
+    const url = await (await postgresServer()).createDatabase();
+    const env = { STORE: "postgres", DATABASE_URL: url };
+    expect(await runCommand("bun", ["migrate", "--to", "1"], { env })).toMatchObject({ code: 0 });
+    const limited = { ...env, MIGRATE: "off", API_KEYS: "k", RATE_LIMIT: "100/min" };
+    expect((await runCommand("bun", [], { env: limited })).stderr).toContain("the database is at schema version 1; this animal-store needs version");
+    const dry = await runCommand("bun", ["migrate", "--dry-run"], { env });
+    expect(dry.stdout).toContain(`-- step 2: ${SCHEMA_STEPS[1]!.summary}\ncreate table if not exists animal_store_rate_limits (`);
+    const applied = await runCommand("bun", ["migrate"], { env });
+    expect(applied.stdout).toStartWith(`applied step 2: ${SCHEMA_STEPS[1]!.summary}\n`);
+    const sql = new SQL(url, { max: 1 });
+    try {
+      expect((await sql`select to_regclass('animal_store_rate_limits') is not null as made`)[0].made).toBe(true);
+      await using server = await startServer("bun", limited);
+      expect((await fetch(`${server.url}/pets`, { headers: { authorization: "Bearer k" } })).status).toBe(200);
+      // The server's limiter sends its counts to the table it shares with the other instances.
+      await waitFor("a row of the shared counts", async () => Number((await sql`select count(*)::int as rows from animal_store_rate_limits`)[0].rows) || undefined, 20_000);
+    } finally {
+      await sql.close();
+    }
+  }, 60_000);
 
   test("--to stops at an older version, a server that needs the next refuses it, and a version there is not exits 2", async () => {
     const url = await (await postgresServer()).createDatabase();

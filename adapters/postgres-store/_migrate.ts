@@ -95,10 +95,22 @@ export async function readSchemaState(sql: SqlQuery): Promise<SchemaState> {
 }
 
 /**
+ * Brings the schema to this code's version when `migrate` allows, then checks that this code can use
+ * it, rejecting with the reason when not; resolves with where it stands. A newer schema that older
+ * code may still use (a rolling upgrade half done) is used.
+ */
+export async function useSchema(sql: SqlClient, migrate: boolean): Promise<SchemaState> {
+  const state = migrate ? (await migrateSchema(sql)).to : await readSchemaState(sql);
+  const problem = schemaProblem(state);
+  if (problem === undefined) return state;
+  throw new Error(migrate ? problem : `${problem}; apply the schema first with animal-store migrate (or migrateSchema in code): this store was opened not to change it (MIGRATE=off, migrate: false)`);
+}
+
+/**
  * Why this code cannot use a database in `state`, or `undefined` when it can: no tables, an older
  * version (the steps it lacks must be applied first), or a newer one that says this code may not.
  */
-export function schemaProblem(state: SchemaState): string | undefined {
+function schemaProblem(state: SchemaState): string | undefined {
   if (state.version === 0) return "the database holds no animal-store tables (schema version 0)";
   if (state.version < SCHEMA_VERSION) return `the database is at schema version ${state.version}; this animal-store needs version ${SCHEMA_VERSION}`;
   if (state.compatibleFrom > SCHEMA_VERSION) {

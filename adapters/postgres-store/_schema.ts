@@ -8,7 +8,7 @@
  * A step should leave a database that the code of the version before it can still use (new tables,
  * columns with a default, indexes), so that instances of that code keep serving while it is applied
  * and until they are replaced one at a time: its `compatibleFrom` says which code may, and the
- * database keeps it (`compatible_from`, step 2) for that older code to read.
+ * database keeps it (`compatible_from`, step 3) for that older code to read.
  */
 import type { Row, SqlQuery } from "./sql-client.ts";
 
@@ -65,6 +65,21 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = Object.freeze([
       (sql) => sql`insert into animal_store (schema_version, last_pet_id) values (1, 0) on conflict do nothing`,
     ],
   },
+  // The rate limits' shared counts (`_rate-counters.ts`), one row per key or client address: when its
+  // bucket is full again, in milliseconds since the epoch on the database's clock. The index on that
+  // moment finds the rows whose bucket is full again (which say nothing, and go) without reading the table.
+  {
+    summary: "the rate limits' counts the instances on one database share (animal_store_rate_limits)",
+    compatibleFrom: 1,
+    statements: [
+      (sql) => sql`create table if not exists animal_store_rate_limits (
+        id text primary key,
+        address boolean not null,
+        full_at double precision not null
+      )`,
+      (sql) => sql`create index if not exists animal_store_rate_limits_full_at on animal_store_rate_limits (full_at)`,
+    ],
+  },
   {
     summary: "the database says which older versions of animal-store may still use it (compatible_from), for rolling upgrades",
     compatibleFrom: 1,
@@ -78,4 +93,4 @@ export const SCHEMA_STEPS: readonly SchemaStep[] = Object.freeze([
 export const SCHEMA_VERSION: number = SCHEMA_STEPS.length;
 
 /** The step that added `animal_store.compatible_from`: a database below it says nothing of older code. */
-export const COMPATIBILITY_STEP = 2;
+export const COMPATIBILITY_STEP = 3;

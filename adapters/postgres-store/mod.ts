@@ -10,6 +10,9 @@
  * const store = await openPostgresStore({ sql: new SQL(process.env.DATABASE_URL) });
  * ```
  *
+ * The instances on one database share a rate limit through `openPostgresRateCounters`
+ * (`_rate-counters.ts`), passed to `rateLimit` of `animal-store/rate-limit` as its `counters`.
+ *
  * - Ids become visible in id order, with no hole that fills later, so a client that walks pages and
  *   later resumes from its last cursor sees every pet exactly once. Each create transaction takes
  *   its ids from one counter row with `update … returning`: the row lock it holds until commit
@@ -30,7 +33,7 @@ import { MAX_EXACT_INTEGER, withId } from "../../src/mod.ts";
 import { idsUsedUp } from "../../src/_internal/stores.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
-import { migrateSchema, readSchemaState, schemaProblem } from "./_migrate.ts";
+import { useSchema } from "./_migrate.ts";
 import { SCHEMA_VERSION } from "./_schema.ts";
 import { exportPets, importPets, MAC_PREFIX } from "./_move.ts";
 import type { ClientMac } from "../_client-mac.ts";
@@ -63,6 +66,11 @@ export { SCHEMA_VERSION } from "./_schema.ts";
 export { migrateSchema, readSchemaState } from "./_migrate.ts";
 export type { MigrateOptions, SchemaMigration, SchemaState, SchemaStepText } from "./_migrate.ts";
 
+/** Rate-limit counts the instances on one database share (`rateLimit(limit, { counters })` of `animal-store/rate-limit`). */
+export type { PostgresRateCountersOptions } from "./_rate-counters.ts";
+/** Applies the schema steps the database lacks (unless `migrate: false`) and returns rate-limit counts kept in it, for `rateLimit`'s `counters`. */
+export { openPostgresRateCounters } from "./_rate-counters.ts";
+
 /** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
 export { sqlState } from "./_failures.ts";
 
@@ -83,16 +91,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return store;
 }
 
-/**
- * Brings the schema to this code's version when it may, then checks that this code can use it; a
- * newer schema that older code may still use (a rolling upgrade half done) is used, and said once.
- */
+/** Brings the schema to this code's version when it may and checks it (`useSchema`); a newer one in use is said once. */
 async function openSchema(sql: SqlClient, migrate: boolean, logger: Pick<Console, "warn">): Promise<void> {
-  const state = migrate ? (await migrateSchema(sql)).to : await readSchemaState(sql);
-  const problem = schemaProblem(state);
-  if (problem !== undefined) {
-    throw new Error(migrate ? problem : `${problem}; apply the schema first with animal-store migrate (or migrateSchema in code): this store was opened not to change it (MIGRATE=off, migrate: false)`);
-  }
+  const state = await useSchema(sql, migrate);
   if (state.version > SCHEMA_VERSION) {
     logger.warn(`animal-store: the database is at schema version ${state.version}, newer than this animal-store's ${SCHEMA_VERSION}, ` +
       `and says animal-store from schema version ${state.compatibleFrom} may still use it: replace this instance with the newer version`);

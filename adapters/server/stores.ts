@@ -2,13 +2,15 @@
  * @module
  * The stores the standalone server can keep pets in, one row each, chosen by `STORE`: how the server
  * opens it, how a line names it, where the generated API key is kept beside it, what cannot work on
- * this machine, what `animal-store export` reads, and how `animal-store migrate` brings its tables or
- * file to the version this code reads. A store added here is selected by the setting
- * with nothing else in the server to change (`docs/extending.md`, "A store selected by a setting").
+ * this machine, what `animal-store export` reads, how `animal-store migrate` brings its tables or
+ * file to the version this code reads, and where its instances share a rate limit's counts. A store
+ * added here is selected by the setting with nothing else in the server to change
+ * (`docs/extending.md`, "A store selected by a setting").
  */
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { MovedPet, PetStore } from "../../src/mod.ts";
+import type { RateCounters } from "../../src/plugs/rate-limit/mod.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Notices } from "./notices.ts";
@@ -17,7 +19,7 @@ import type { TraceExport } from "./_otlp-export.ts";
 import { createMemoryStore, exportPets } from "../../src/mod.ts";
 import { DATA_FILE_VERSION, dataFileVersion, openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
 import type { SchemaMigration } from "../postgres-store/mod.ts";
-import { migrateSchema, openPostgresStore, readSchemaState, SCHEMA_VERSION } from "../postgres-store/mod.ts";
+import { migrateSchema, openPostgresRateCounters, openPostgresStore, readSchemaState, SCHEMA_VERSION } from "../postgres-store/mod.ts";
 import { storeFileProblem } from "./listen-checks.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { sqlWithSpans } from "./_sql-spans.ts";
@@ -59,6 +61,12 @@ export interface StoreMigration {
   readonly around?: { readonly before: readonly string[]; readonly after: readonly string[] };
 }
 
+/** Counts a rate limit's instances share, and how to let go of them. */
+export interface SharedCounters {
+  readonly counters: RateCounters;
+  close(): Promise<void>;
+}
+
 /** One store the server can be told to use. */
 export interface ServerStore {
   /** How a line names the store: its file, `the PostgreSQL database "pets" on db.internal:5432`. */
@@ -73,6 +81,8 @@ export interface ServerStore {
   openExport?(config: Config, context: OpenContext): Promise<ExportSource>;
   /** Brings the store's tables or file to the version this code reads (`animal-store migrate`); absent: the store keeps nothing to migrate. */
   migrate?(config: Config, context: OpenContext, request: MigrateRequest): Promise<StoreMigration>;
+  /** Where the instances on this store share a rate limit's counts (`RATE_LIMIT`); absent: each instance counts alone, as the only one on its store. */
+  openRateCounters?(config: Config, context: OpenContext): Promise<SharedCounters>;
 }
 
 /** The names `STORE` takes, one per row of `SERVER_STORES` (the compiler holds the two to each other). */
@@ -119,6 +129,7 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
         await connection.close();
       }
     },
+    openRateCounters: openDatabaseCounters,
   },
 };
 
@@ -203,4 +214,20 @@ async function migrateDataFile(config: Config, { notices }: OpenContext, request
     throw new Error(`${config.dataFile} names format version ${JSON.stringify(version)}, which this animal-store cannot read (it reads version ${DATA_FILE_VERSION}): upgrade animal-store`);
   }
   return { ...done, from: DATA_FILE_VERSION, steps: [] };
+}
+
+/**
+ * The rate limit's counts in the database, over a client of their own: an exchange never waits
+ * behind the store's statements, nor takes a connection they need, and uses one at a time. Its
+ * statements are counted by the metrics, never traced (an exchange belongs to no request).
+ */
+async function openDatabaseCounters(config: Config, { runtime, metrics }: OpenContext): Promise<SharedCounters> {
+  const connection = await runtime.connectPostgres(config.databaseUrl);
+  try {
+    const counters = await openPostgresRateCounters({ sql: metrics?.observeSql(connection.sql) ?? connection.sql, migrate: config.migrate });
+    return { counters, close: () => connection.close() };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
 }
