@@ -36,6 +36,8 @@ test("the features line names each optional feature that is on, as set, and none
   expect(line).toBe("optional features on: rate limit per key (100 requests per second, in bursts of up to 200), CORS (http://localhost:3000, https://app.example.com), " +
     "trusted proxy (x-forwarded headers), traces (to http://collector:4318/v1/traces, http/protobuf), Server-Timing");
   expect(featuresLine(config({ CORS_ORIGINS: "*", TRUST_PROXY: "forwarded" }))).toBe("optional features on: CORS (any origin), trusted proxy (forwarded headers)");
+  // On PostgreSQL the instances share one budget (docs/operating.md, "Several instances, one budget").
+  expect(featuresLine(config({ STORE: "postgres", DATABASE_URL: "postgres://db/pets", RATE_LIMIT: "20/min" }))).toBe("optional features on: rate limit per key (20 requests per minute, shared by the instances on the database)");
 });
 
 test("a server on 0.0.0.0 prints the features on, then a reference page address a browser can open, then where it listens", async () => {

@@ -6,6 +6,7 @@
 import type { Config } from "./config.ts";
 import { describeRateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { reachableHost, urlHost } from "../_serve.ts";
+import { serverStore } from "./stores.ts";
 
 /**
  * Where a browser reaches the reference page: under `PUBLIC_URL` when it is set, else on this
@@ -26,11 +27,16 @@ export function featuresLine(config: Config): string | undefined {
   const traces = config.trace === undefined ? undefined : new URL(config.trace.url);
   if (traces !== undefined) traces.username = traces.password = "";
   const on = [
-    config.rateLimit === undefined ? undefined : `rate limit per key (${describeRateLimit(config.rateLimit)})`,
+    config.rateLimit === undefined ? undefined : `rate limit per key (${describeRateLimit(config.rateLimit)}${sharedBy(config)})`,
     config.corsOrigins === undefined ? undefined : `CORS (${config.corsOrigins === "*" ? "any origin" : config.corsOrigins.join(", ")})`,
     config.edge.trustProxy === false ? undefined : `trusted proxy (${config.edge.trustProxy} headers)`,
     traces === undefined ? undefined : `traces (to ${traces.href}, ${config.trace!.protocol})`,
     config.serverTiming === true ? "Server-Timing" : undefined,
   ].filter((feature) => feature !== undefined);
   return on.length === 0 ? undefined : `optional features on: ${on.join(", ")}`;
+}
+
+/** Whose counts the rate limit shares, when its store's instances share them (`openRateCounters`); else nothing. */
+function sharedBy(config: Config): string {
+  return serverStore(config).openRateCounters === undefined ? "" : ", shared by the instances on the database";
 }
