@@ -11,10 +11,13 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { SQL } from "bun";
+import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { LATE_STORE_CLOSE_MS, SHUTDOWN_GRACE_MS } from "../adapters/server/start.ts";
 import { commandArgv } from "./commands.ts";
 import { captureOutput } from "./output.ts";
 import { waitFor } from "./checks.ts";
+import { postgresServer } from "./postgres-server.ts";
 import { tempFolder } from "./temp.ts";
 
 const FOLDER = "deploy/systemd";
@@ -99,9 +102,13 @@ describe("what running for a year asks of each service", () => {
 });
 
 describe("each ExecStart runs as written, with the example environment file, on this checkout's server", () => {
-  /** The unit's environment: the example file's settings, then its Environment= lines, with its folders moved under `root`. */
-  function environment(unit: string, root: string): Record<string, string> {
-    const lines = [...readFileSync(join(FOLDER, "animal-store.env"), "utf8").split("\n"), ...(settingsOf(unit).get("Environment") ?? [])];
+  /**
+   * The unit's environment: the example file's settings (with `postgres`, its commented PostgreSQL
+   * lines taken instead), then its Environment= lines, with its folders moved under `root`.
+   */
+  function environment(unit: string, root: string, postgres = false): Record<string, string> {
+    const file = readFileSync(join(FOLDER, "animal-store.env"), "utf8").split("\n").map((line) => (postgres ? line.replace(/^#(?=[A-Z_]+=)/, "") : line));
+    const lines = [...file, ...(settingsOf(unit).get("Environment") ?? [])];
     const pairs = lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]);
     return Object.fromEntries(pairs.map(([name, value]) => [name, value.replaceAll("/var/", `${root}/var/`)]));
   }
@@ -133,5 +140,25 @@ describe("each ExecStart runs as written, with the example environment file, on 
     const printed = /^animal-store import --check .*$/m.exec(readFileSync("docs/deploy.md", "utf8"))?.[0] ?? "no such line in docs/deploy.md";
     const check = Bun.spawnSync(commandArgv("bun", printed.replaceAll("/var/", `${root}/var/`).split(" ").slice(1)), { stdout: "pipe", stderr: "pipe" });
     expect([check.exitCode, check.stdout.toString()]).toEqual([0, expect.stringMatching(new RegExp(`^checked ${root}/var/backups/animal-store/latest\\.jsonl: 1 pets`))]);
+  }, 40_000);
+
+  test("the backup's command backs up PostgreSQL with the example file's PostgreSQL lines, the same unit as for the file", async () => {
+    const root = tempFolder();
+    const url = await (await postgresServer()).createDatabase();
+    const env = environment("animal-store-backup.service", root, true);
+    expect([env["STORE"], env["MIGRATE"]]).toEqual(["postgres", "off"]);
+    // The file's database, as the test's server has it: the role and password are the test's.
+    env["DATABASE_URL"] = url;
+    const sql = new SQL(url, { max: 1 });
+    try {
+      const store = await openPostgresStore({ sql });
+      await store.create({ name: "Rex", categoryId: 1 });
+      await store.close();
+    } finally {
+      await sql.close();
+    }
+    mkdirSync(`${root}/var/backups/animal-store`, { recursive: true });
+    const backup = Bun.spawnSync(commandArgv("bun", argumentsOf("animal-store-backup.service", root)), { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+    expect([backup.exitCode, backup.stdout.toString()]).toEqual([0, expect.stringMatching(new RegExp(`^checked ${root}/var/backups/animal-store/pets-\\S+\\.jsonl: 1 pets \\(last id 1\\)`))]);
   }, 40_000);
 });
