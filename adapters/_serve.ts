@@ -26,6 +26,11 @@ export interface Server {
 /** Starts serving an app; resolves once the server listens. */
 export type Serve = (app: App, options: ServeOptions) => Promise<Server>;
 
+/** The address a client on this machine reaches a server listening on `host` at: the loopback for a wildcard address. */
+export function reachableHost(host: string): string {
+  return host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
+}
+
 /** A host as it appears in a URL: IPv6 addresses in brackets. */
 export function urlHost(host: string): string {
   return host.includes(":") ? `[${host}]` : host;

@@ -3,8 +3,9 @@
  * The package's `animal-store` command as users run it: the packed tarball installed into a fresh
  * folder of its own (no tsx, no Bun, no devDependencies), then `npx animal-store` and `bunx
  * animal-store` on Node and `bunx --bun animal-store` on Bun, each answering `--version` and `--help`, serving the API from the
- * compiled `dist/`, and printing `stopped` on SIGTERM; and the supervisor's command docs/deploy.md
- * prints (`node` on the package's entry), stopped by SIGTERM to its pid alone. Run by `run.ts`
+ * compiled `dist/`, and printing `stopped` on SIGTERM; and the command of the systemd unit
+ * deploy/systemd/animal-store-node.service (`node` on the package's entry), stopped by SIGTERM to its
+ * pid alone. Run by `run.ts`
  * (`npm run test:packaging`).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -88,10 +89,10 @@ export async function checkBin(check: Check, tarball: string): Promise<void> {
         if (done.code !== 0) throw new Error(done.output);
       }
     });
-    await check("the supervisor's command of docs/deploy.md (node on the package's entry): SIGTERM to its pid prints stopped and leaves nothing running", async () => {
-      const printed = /^ExecStart=(.*)$/m.exec(readFileSync(join(import.meta.dir, "..", "docs", "deploy.md"), "utf8"))?.[1];
-      if (printed === undefined) throw new Error("docs/deploy.md prints no ExecStart= line");
-      const argv = printed.replaceAll("/srv/pets", project).replace("--port 8080", "--port 0").split(" ");
+    await check("the systemd unit's command (deploy/systemd/animal-store-node.service: node on the package's entry): SIGTERM to its pid prints stopped and leaves nothing running", async () => {
+      const printed = /^ExecStart=(.*)$/m.exec(readFileSync(join(import.meta.dir, "..", "deploy", "systemd", "animal-store-node.service"), "utf8"))?.[1];
+      if (printed === undefined) throw new Error("deploy/systemd/animal-store-node.service has no ExecStart= line");
+      const argv = printed.replaceAll("/srv/animal-store", project).split(" ");
       const server = await startServer(argv, project, true);
       const said = await server.stop();
       if (!/^stopped$/m.test(said)) throw new Error(`no "stopped" after SIGTERM:\n${said}`);

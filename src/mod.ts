@@ -29,7 +29,7 @@ export type { AroundStoreCall, IdempotencyKey, KeyedCreate, PageQuery, PetEffect
 export { IDEMPOTENCY_KEY_TTL_MS, STORE_METHODS, StoreUnavailableError, wrapStore } from "./store.ts";
 export type { ImportOptions, ImportSummary, MovedKey, MovedPet, MovingStore } from "./move-pets/moved.ts";
 export { ImportRefusedError } from "./move-pets/moved.ts";
-export { exportPets, importPets, petLine, readPetLine } from "./move-pets/mod.ts";
+export { checkPets, exportPets, importPets, petLine, readPetLine } from "./move-pets/mod.ts";
 export { setHeaders } from "./set-headers.ts";
 export type { App, ConnectionInfo, Handler, Json, NamedReport, Plug, PlugHeaders, PlugOutcome, PlugReport, PlugSetup, PlugStep, PlugSteps, Wrap } from "./types.ts";
 export type { Validation } from "./validation.ts";

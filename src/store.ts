@@ -78,8 +78,15 @@ export interface PetStore extends MovingStore {
    * `Idempotency-Key` answer 501.
    */
   createWithKey?(pet: NewPet, key: IdempotencyKey): Promise<KeyedCreate>;
-  /** Whether the store can take writes now, for `GET /health`. Optional: without it, the store counts as healthy. */
+  /** Whether the store can take writes now, for `GET /health` (readiness). Optional: without it, the store counts as healthy. */
   health?(): Promise<StoreHealth>;
+  /**
+   * Whether the store can still recover by itself, for `GET /health/live`: not ok only when nothing
+   * but reopening it (a restart) can help, never while it waits on something that may come back (a
+   * database). Asked on every liveness probe, so it waits on nothing remote. Optional: without it,
+   * the store counts as live.
+   */
+  live?(): Promise<StoreHealth>;
   /** Finishes pending writes and releases the store's resources. */
   close(): Promise<void>;
 }
@@ -109,6 +116,7 @@ export const STORE_METHODS: { readonly [Method in keyof PetStore]-?: StoreMethod
   get: { label: "get", pets: "reads" },
   list: { label: "list", pets: "reads" },
   health: { label: "health", pets: "none" },
+  live: { unmeasured: "asked by every liveness probe, it waits on nothing remote: no time worth a series of its own", pets: "none" },
   exportPets: { unmeasured: "an export is a command of its own (`animal-store export`), never under a server's metrics", pets: "reads" },
   importPets: { unmeasured: "an import is a command of its own (`animal-store import`), never under a server's metrics", pets: "adds" },
   clientMacSecrets: { unmeasured: "read once by an export, a command of its own, never under a server's metrics", pets: "none" },

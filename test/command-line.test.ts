@@ -20,6 +20,9 @@ async function run(runtime: Runtime, args: string[], env: Record<string, string>
   return { code, stdout, stderr };
 }
 
+/** What `health` says of arguments it does not take. */
+const USAGE_OF_HEALTH = "animal-store: health takes one of --live, --ready or --started (the probe on PORT), or --url with an http or https URL (e.g. --url http://127.0.0.1:8080/health/live)\n";
+
 /** What a 503 from a broken or hostile server starts with: terminal escapes and a forged second line. */
 const HOSTILE_PREFIX = "\x1b[2J\x1b[31mstore down\r\nanimal-store: healthy\n";
 
@@ -138,8 +141,19 @@ for (const runtime of ["bun", "deno", "node"] as const) {
           url,
           code: 2,
           stdout: "",
-          stderr: "animal-store: health takes only --url with an http or https URL (e.g. --url http://127.0.0.1:8080/health)\n",
+          stderr: USAGE_OF_HEALTH,
         });
+      }
+    }, 40_000);
+
+    test("health's modes ask each probe on PORT: --live, --ready and --started; two modes, or a mode with --url, exit 2 unasked", async () => {
+      await using server = await startServer(runtime, { STORE: "memory", API_KEYS: "k", LOG: "off" });
+      const { port } = new URL(server.url);
+      for (const [mode, path] of [["--live", "/health/live"], ["--ready", "/health/ready"], ["--started", "/health/started"]] as const) {
+        expect(await run(runtime, ["health", mode], { PORT: port })).toEqual({ code: 0, stdout: `healthy: http://127.0.0.1:${port}${path}\n`, stderr: "" });
+      }
+      for (const args of [["--live", "--ready"], ["--live", "--url", `http://127.0.0.1:${port}/health`]]) {
+        expect(await run(runtime, ["health", ...args], { PORT: port })).toEqual({ code: 2, stdout: "", stderr: USAGE_OF_HEALTH });
       }
     }, 40_000);
 

@@ -16,7 +16,9 @@ describe("standalone settings", () => {
       store: "file",
       dataFile: "data/pets.json",
       databaseUrl: "",
+      migrate: true,
       log: "text",
+      logHealth: true,
       edge: DEFAULT_EDGE,
       rateLimitSyncMs: 1000,
     });
@@ -32,7 +34,7 @@ describe("standalone settings", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", log: "text", edge: DEFAULT_EDGE, rateLimitSyncMs: 1000 },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", migrate: true, log: "text", logHealth: true, edge: DEFAULT_EDGE, rateLimitSyncMs: 1000 },
     });
   });
 
@@ -46,10 +48,18 @@ describe("standalone settings", () => {
       store: "memory",
       dataFile: "d.json",
       databaseUrl: "",
+      migrate: true,
       log: "text",
+      logHealth: true,
       edge: DEFAULT_EDGE,
       rateLimitSyncMs: 1000,
     });
+  });
+
+  test("MIGRATE is on or off (the server may make and change the store's tables or file, or not); any other value is refused", () => {
+    expect(readConfig({ MIGRATE: "off" }, []).ok && readConfig({ MIGRATE: "off" }, [])).toMatchObject({ value: { migrate: false } });
+    expect(readConfig({}, ["--migrate", "on"])).toMatchObject({ value: { migrate: true } });
+    expect(readConfig({ MIGRATE: "no" }, [])).toEqual({ ok: false, issues: ['MIGRATE must be "on" or "off", got "no"'] });
   });
 
   test("STORE=postgres takes DATABASE_URL, or --database-url over it", () => {

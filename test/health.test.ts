@@ -1,5 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import type { PetStore, StoreHealth } from "../src/mod.ts";
+import { rmSync } from "node:fs";
+import type { PetStore, Plug, StoreHealth } from "../src/mod.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { tempDataFile } from "./temp.ts";
 import { health } from "../src/plugs/health/mod.ts";
 import { createMemoryStore } from "../src/mod.ts";
 import { call, errorOf, testApp } from "./helpers.ts";
@@ -60,6 +63,67 @@ describe("GET /health", () => {
 
   test("lives outside the API: /v1/health is the API's, and needs a key", async () => {
     expect((await call(healthApp(), "/v1/health")).status).toBe(401);
+  });
+});
+
+describe("liveness, readiness and startup, each its own probe", () => {
+  /** An app whose store's health and liveness answer as given. */
+  function probedApp(options: { health?: StoreHealth; live?: StoreHealth; stopping?: boolean; unready?: string }) {
+    const memory = createMemoryStore();
+    const store: PetStore = {
+      ...memory,
+      ...(options.health === undefined ? {} : { health: async () => options.health! }),
+      ...(options.live === undefined ? {} : { live: async () => options.live! }),
+    };
+    const maintenance: Plug = () => ({ name: "maintenance", report: () => ({ unready: options.unready }) });
+    return testApp({ store, plugs: [health({ stopping: () => options.stopping ?? false }), maintenance] });
+  }
+  const statuses = async (app: ReturnType<typeof probedApp>) =>
+    Object.fromEntries(await Promise.all(["/health", "/health/ready", "/health/live", "/health/started"].map(async (path) => [path, (await call(app, path)).status])));
+
+  test("all well: every probe answers 200 {\"status\":\"ok\"}, never cached, without a key; HEAD too, and 405 with Allow to other methods", async () => {
+    const app = probedApp({});
+    for (const path of ["/health/ready", "/health/live", "/health/started"]) {
+      const response = await call(app, path);
+      expect([response.status, await response.json(), response.headers.get("cache-control")]).toEqual([200, { status: "ok" }, "no-store"]);
+      expect((await call(app, path, { method: "HEAD" })).status).toBe(200);
+      const post = await call(app, path, { method: "POST" });
+      expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+    }
+  });
+
+  test("a store that cannot take writes now (a database down) fails readiness only: nothing to restart", async () => {
+    const app = probedApp({ health: { ok: false, reason: "the database is unavailable (ECONNREFUSED)" } });
+    expect(await statuses(app)).toEqual({ "/health": 503, "/health/ready": 503, "/health/live": 200, "/health/started": 200 });
+    expect((await errorOf(await call(app, "/health/ready"))).message).toBe("Cannot take writes: the database is unavailable (ECONNREFUSED)");
+  });
+
+  test("draining and a plug's maintenance fail readiness only", async () => {
+    expect(await statuses(probedApp({ stopping: true }))).toEqual({ "/health": 503, "/health/ready": 503, "/health/live": 200, "/health/started": 200 });
+    expect(await statuses(probedApp({ unready: "maintenance until 12:00" }))).toEqual({ "/health": 503, "/health/ready": 503, "/health/live": 200, "/health/started": 200 });
+  });
+
+  test("a store that says only a restart can help fails liveness, naming why", async () => {
+    const lost = { ok: false, reason: "the lock data/pets.json.lock was taken by another server" } as const;
+    const app = probedApp({ health: lost, live: lost });
+    expect(await statuses(app)).toEqual({ "/health": 503, "/health/ready": 503, "/health/live": 503, "/health/started": 200 });
+    expect(await errorOf(await call(app, "/health/live"))).toEqual({
+      code: "service_unavailable",
+      message: "Cannot recover without a restart: the lock data/pets.json.lock was taken by another server",
+      status: 503,
+    });
+  });
+
+  test("the JSON-file store: its lock taken away fails liveness; closed as its server stops, it stays live", async () => {
+    const path = tempDataFile();
+    const store = await openJsonFileStore(path, { logger: { info: () => {}, warn: () => {} } });
+    expect(await store.live!()).toEqual({ ok: true });
+    rmSync(`${path}.lock`);
+    expect(await store.live!()).toMatchObject({ ok: false, reason: expect.stringContaining("lock") });
+    const other = await openJsonFileStore(tempDataFile(), { logger: { info: () => {}, warn: () => {} } });
+    await other.close();
+    expect([await other.live!(), await other.health!()]).toEqual([{ ok: true }, { ok: false, reason: "the store is closed" }]);
+    await store.close();
   });
 });
 

@@ -5,6 +5,7 @@
  * which prints `stopped`, frees the port, and npm exits 0.
  */
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { captureOutput } from "./output.ts";
 import { tempDataFile } from "./temp.ts";
@@ -31,11 +32,20 @@ function after<T>(ms: number, value: T): Promise<T> {
   return new Promise((resolve) => setTimeout(() => resolve(value), ms));
 }
 
-test.each(CASES)("npm run %s stopped with %s through npm's pid prints stopped, exits 0 and frees the port", async (script, signal) => {
+/** What a run of npm came to: its exit code, its output, its stdout alone, and the port the server took. */
+interface NpmRun {
+  readonly code: number | string;
+  readonly output: string;
+  readonly stdout: string;
+  readonly port: number;
+}
+
+/** Runs `npm <args>` with `env` until the server listens, sends `signal` to npm's own pid, and waits for npm to end. */
+async function npmUntilSignal(args: readonly string[], env: Record<string, string>, signal: NodeJS.Signals): Promise<NpmRun> {
   // A session of its own (`setsid` execs npm, so npm keeps the pid): whatever happens, the finally
   // below kills npm and everything it started, a server npm left behind included.
-  const npm = Bun.spawn(["setsid", "npm", "run", "--silent", script], {
-    env: { ...process.env, PORT: "0", API_KEYS: "k", DATA_FILE: tempDataFile() },
+  const npm = Bun.spawn(["setsid", "npm", ...args], {
+    env: { ...process.env, PORT: "0", API_KEYS: "k", DATA_FILE: tempDataFile(), ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -48,11 +58,10 @@ test.each(CASES)("npm run %s stopped with %s through npm's pid prints stopped, e
       port = found === undefined ? undefined : Number(found);
       await Bun.sleep(20);
     }
-    if (port === undefined) throw new Error(`npm run ${script} did not start:\n${output()}`);
+    if (port === undefined) throw new Error(`npm ${args.join(" ")} did not start:\n${output()}`);
     process.kill(npm.pid, signal);
     const code = await Promise.race([npm.exited, after(EXIT_TIMEOUT_MS, "still running")]);
-    expect({ code, output: output() }).toEqual({ code: 0, output: expect.stringContaining("stopped") });
-    expect(await portIsFree(port)).toBe(true);
+    return { code, output: output(), stdout: output.stdout(), port };
   } finally {
     try {
       process.kill(-npm.pid, "SIGKILL");
@@ -61,4 +70,20 @@ test.each(CASES)("npm run %s stopped with %s through npm's pid prints stopped, e
     }
     await npm.exited;
   }
+}
+
+test.each(CASES)("npm run %s stopped with %s through npm's pid prints stopped, exits 0 and frees the port", async (script, signal) => {
+  const run = await npmUntilSignal(["run", "--silent", script], {}, signal);
+  expect({ code: run.code, output: run.output }).toEqual({ code: 0, output: expect.stringContaining("stopped") });
+  expect(await portIsFree(run.port)).toBe(true);
 }, START_TIMEOUT_MS + EXIT_TIMEOUT_MS + 5_000);
+
+test("with LOG_FORMAT=json, `npm start --silent` writes JSON Lines only to stdout; without --silent npm writes its banner there first, as docs/running.md says", async () => {
+  const silent = await npmUntilSignal(["start", "--silent"], { LOG_FORMAT: "json" }, "SIGTERM");
+  const lines = silent.stdout.trimEnd().split("\n");
+  expect(lines.length).toBeGreaterThanOrEqual(3);
+  for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+  const plain = await npmUntilSignal(["start"], { LOG_FORMAT: "json" }, "SIGTERM");
+  expect(plain.stdout.trimStart()).toStartWith("> animal-store@");
+  expect(readFileSync("docs/running.md", "utf8")).toContain("`npm start --silent`");
+}, 2 * (START_TIMEOUT_MS + EXIT_TIMEOUT_MS) + 5_000);

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import type { Runtime } from "./server-process.ts";
+import { rawExchange } from "./raw-http.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
 
@@ -55,6 +56,10 @@ export function operationsSuite(runtime: Runtime): void {
         const health = await fetch(`${origin(server.url)}/health`);
         expect(health.status).toBe(503);
         expect(((await health.json()) as { message: string }).message).toStartWith("Cannot take writes: the data file could not be written");
+        // The store refuses writes until a restart reloads the file: liveness says so, for an orchestrator to restart it.
+        const live = await fetch(`${origin(server.url)}/health/live`);
+        expect(live.status).toBe(503);
+        expect(((await live.json()) as { message: string }).message).toStartWith("Cannot recover without a restart: the data file could not be written");
       } finally {
         await server.stop("SIGKILL");
       }
@@ -98,6 +103,23 @@ export function operationsSuite(runtime: Runtime): void {
         for (const key of [KEY, "not-the-key"]) expect(server.output()).not.toContain(key);
       } finally {
         await server.stop("SIGKILL");
+      }
+    }, 20_000);
+
+    test("LOG_HEALTH=off keeps the probes out of the access log, the metrics still count each under its own route, and an API path never passes for one", async () => {
+      await using server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG_HEALTH: "off", METRICS_PORT: "0" });
+      for (const path of ["/health", "/health/live", "/health/ready", "/health/started?probe=k8s"]) expect((await fetch(`${origin(server.url)}${path}`)).status).toBe(200);
+      // Sent as written (fetch would resolve the dots first): the app serves it as GET /v1/pets, and the log shows it.
+      const dotted = await rawExchange(server.url, [`GET /health/../v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nConnection: close\r\n\r\n`]);
+      expect(dotted.status).toBe(200);
+      const dottedId = /^x-request-id: (\S+)\r$/im.exec(dotted.text)?.[1];
+      expect(await lineMatching(server.output, new RegExp(` ${dottedId} GET \\S+ 200 `))).toBeDefined();
+      const id = (await fetch(`${server.url}/pets`, { headers: AUTH })).headers.get("x-request-id");
+      expect(await lineMatching(server.output, new RegExp(` ${id} `))).toContain(" GET /v1/pets 200 ");
+      expect(server.output()).not.toMatch(/ GET \/health(\/live|\/ready|\/started)?[ ?]/);
+      const metrics = await (await fetch(/metrics on (http:\/\/\S+)/.exec(server.output())![1]!)).text();
+      for (const route of ["/health", "/health/live", "/health/ready", "/health/started"]) {
+        expect(metrics).toContain(`animal_store_http_requests_total{route="${route}",method="GET",status="200"} 1\n`);
       }
     }, 20_000);
 

@@ -133,15 +133,15 @@ describe("PostgreSQL store schema", () => {
     }
   });
 
-  test("a database with a newer schema version is refused, naming both versions", async () => {
+  test("a database with a newer schema version that older code may not use is refused, naming both versions", async () => {
     const url = await (await postgresServer()).createDatabase();
     const sql = new SQL(url);
     try {
       await openPostgresStore({ sql });
-      await sql`update animal_store set schema_version = ${SCHEMA_VERSION + 1}`;
+      await sql`update animal_store set schema_version = ${SCHEMA_VERSION + 1}, compatible_from = ${SCHEMA_VERSION + 1}`;
       const error = await openPostgresStore({ sql }).catch((failure: Error) => failure);
-      expect(String(error)).toContain(`Cannot open the PostgreSQL store: the database holds animal-store schema version ${SCHEMA_VERSION + 1}`);
-      expect(String(error)).toContain(`reads version ${SCHEMA_VERSION}`);
+      expect(String(error)).toContain(`Cannot open the PostgreSQL store: the database is at schema version ${SCHEMA_VERSION + 1}`);
+      expect(String(error)).toContain(`this one knows version ${SCHEMA_VERSION}, so upgrade it`);
     } finally {
       await sql.close();
     }

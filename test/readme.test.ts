@@ -18,8 +18,8 @@ describe("docs/api.md curl examples", () => {
     await server?.stop("SIGKILL");
   });
 
-  test("there are examples for every operation and for errors", () => {
-    expect(examples.map((example) => example.status)).toEqual(["201", "201", "200", "200", "200", "400", "401", "200", "200"]);
+  test("there are examples for every operation, for errors and for the health probes", () => {
+    expect(examples.map((example) => example.status)).toEqual(["201", "201", "200", "200", "200", "400", "401", "200", "200", "200"]);
   });
 
   test("each works verbatim (only the port differs) and answers the status written above it", () => {

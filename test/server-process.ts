@@ -4,6 +4,7 @@
  * way of signals), reads the URL it prints, and stops it.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import packageJson from "../package.json" with { type: "json" };
 import type { NodeLine } from "./node-lines.ts";
 import { NODE_LINES, NODE_ON_PATH, nodeBinary } from "./node-lines.ts";
@@ -78,6 +79,8 @@ export interface StartOptions {
    * may read (a `git clone` into `mktemp -d` or `/root`), where user `nobody` could not.
    */
   readonly withoutLowPorts?: boolean;
+  /** The folder of another checkout of the code to run the server from (`older-checkout.ts`), as an upgrade runs two releases. */
+  readonly checkout?: string;
 }
 
 /** Starts the server for `runtime` with the given environment (PORT defaults to 0). */
@@ -89,7 +92,7 @@ export async function startServer(runtime: Runtime | NodeLineRuntime, env: Recor
   const [command = "", ...args] = (scripts[SCRIPTS[scripted]] ?? "").replace(/^exec /, "").split(" ");
   const local = `node_modules/.bin/${command}`;
   const binary = line === undefined ? (existsSync(local) ? local : command) : nodeBinary(line);
-  const script = args.pop() ?? "";
+  const script = join(options.checkout ?? "", args.pop() ?? "");
   const preload = options.preload === undefined ? [] : [scripted === "node" ? "--import" : "--preload", options.preload];
   const argv = [binary, ...args, ...preload, script];
   // Ignoring SIGXFSZ makes writes past the cap fail with EFBIG instead of killing the process.

@@ -1,15 +1,16 @@
 /**
  * @module
  * docs/operating.md's "Several instances, one budget", followed without Docker: the two instances of
- * `deploy/compose.yaml` start with the environment the file gives them under the page's exported
- * variables (the test's own database in place of the `postgres` service, free ports in place of its
- * published ones), and the page's loop of `curl`s runs as printed against them. What they allow is
+ * `deploy/compose.yaml` start, after its `migrate`, with the environment the file gives them under the
+ * page's exported variables (the test's own database in place of the `postgres` service, free ports
+ * in place of its published ones), and the page's loop of `curl`s runs as printed against them. What they allow is
  * one budget, not one each. The image itself is the deploy test's (`npm run test:deploy`).
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import type { ServerProcess } from "./server-process.ts";
 import { parseRateLimit } from "../src/plugs/rate-limit/mod.ts";
+import { runCommand } from "./commands.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 
@@ -43,6 +44,8 @@ test("the page's compose stack gets one budget from its two instances: the print
   const database = await (await postgresServer()).createDatabase();
   const instances: ServerProcess[] = [];
   try {
+    // The file's `migrate` service first, as Compose runs it before the instances (which run with MIGRATE=off).
+    expect((await runCommand("bun", ["migrate"], { env: { ...serviceEnvironment("migrate", exported), DATABASE_URL: database } })).code).toBe(0);
     for (const service of ["store-1", "store-2"]) {
       const environment = serviceEnvironment(service, exported);
       expect(environment["RATE_LIMIT"]).toBe(exported["RATE_LIMIT"]);

@@ -22,7 +22,7 @@ const quiet = { info: () => {}, warn: () => {} };
 
 /** Runs one of the page's commands in the repository, with its paths and URL pointed at `folder` and `url`. */
 async function runCommand(line: string, folder: string, url: string): Promise<string> {
-  const command = line.replaceAll("data/pets.json", join(folder, "pets.json")).replaceAll("backup.jsonl", join(folder, "backup.jsonl")).replaceAll(PAGE_URL, url);
+  const command = line.replaceAll("data/pets.json", join(folder, "pets.json")).replace(/(^| )backup\.jsonl/g, `$1${join(folder, "backup.jsonl")}`).replaceAll(PAGE_URL, url);
   const psql = /^psql (\S+) -c "([^"]+)"$/.exec(command);
   if (psql !== null) {
     const sql = new Bun.SQL(psql[1]!, { max: 1 });
@@ -175,6 +175,46 @@ test("A second hop (issue 48, item 2): file → PostgreSQL → the printed backu
   expect(retry.status).toBe(201);
   expect(retry.headers.get("idempotent-replayed")).toBe("true");
   expect(await retry.json()).toEqual(created);
+}, 120_000);
+
+/** A page command with its `backups` and `drill` folders moved into `folder`, as its data file is. */
+function inFolder(line: string, folder: string): string {
+  return line.replace(/(^| )(backups|drill)(?=[/ ]|$)/g, `$1${folder}/$2`);
+}
+
+test("Check, scheduled backups and the restore drill, as printed: the backup checks, and the file's and PostgreSQL's drills export it byte for byte", async () => {
+  const folder = tempFolder();
+  const path = join(folder, "pets.json");
+  const store = await openJsonFileStore(path, { logger: quiet });
+  for (let i = 0; i < 12; i++) {
+    const pet = { name: `pet ${i}`, categoryId: i };
+    if (i % 4 === 0) await store.createWithKey!(pet, { client: "c".repeat(64), key: `key-${i}` });
+    else await store.create(pet);
+  }
+  await store.close();
+  const [check, schedule, fileDrill, databaseDrill] = ["**Check a backup**", "**Scheduled backups.**", "**A restore drill.**"].flatMap((heading, i) => {
+    const found = [...part(heading).matchAll(/```sh\n([\s\S]*?)\n```/g)].map((match) => match[1]!.split("\n"));
+    expect([heading, found.length]).toEqual([heading, i === 2 ? 2 : 1]);
+    return found;
+  });
+  const backedUp = await runCommand(inFolder(schedule![0]!, folder), folder, "");
+  expect(backedUp).toMatch(/checked \S+\/backups\/pets-\S+\.jsonl: 12 pets \(last id 12\), 3 idempotency keys younger than 24 hours/);
+  expect(await runCommand(inFolder(check![0]!.replace("backup.jsonl", "backups/latest.jsonl"), folder), folder, "")).toContain("12 pets (last id 12)");
+  for (const line of fileDrill!) await runCommand(inFolder(line, folder), folder, "");
+  // PostgreSQL's drill, into a database of the test server's: the page's role and host are its.
+  const admin = new URL(await (await postgresServer()).createDatabase());
+  const drill = `drill_${process.pid}`;
+  const drillUrl = Object.assign(new URL(admin.href), { pathname: `/${drill}` }).href;
+  for (const line of databaseDrill!) {
+    const statement = /^sudo -u postgres psql -c "([^"]+)"$/.exec(line)?.[1];
+    if (statement === undefined) {
+      await runCommand(inFolder(line.replaceAll("postgres://animal_store:change-me@127.0.0.1:5432/pets_drill", drillUrl), folder), folder, "");
+      continue;
+    }
+    const superuser = new Bun.SQL(admin.href, { max: 1 });
+    await superuser.unsafe(statement.replace("pets_drill", drill).replace("OWNER animal_store", "OWNER postgres"));
+    await superuser.close();
+  }
 }, 120_000);
 
 test("From code: the example prints what its comment says", async () => {

@@ -20,11 +20,19 @@
  * `client`, and read as their MAC.
  */
 import type { FileHandle } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import type { IdempotencyKey, MovedPet, Pet } from "../../src/mod.ts";
 import { petLine, readPetLine } from "../../src/mod.ts";
+import { errorCode } from "../_files/error-code.ts";
+
+/** The data file's format version this code reads and writes. */
+export const FORMAT_VERSION = 1;
 
 /** The first line of every data file, without its newline. */
-export const JOURNAL_HEADER = '{"format":"animal-store-pets","version":1}';
+export const JOURNAL_HEADER: string = `{"format":"animal-store-pets","version":${FORMAT_VERSION}}`;
+
+/** How much of a file is read to find its header: the header is some 45 bytes. */
+const HEADER_BYTES = 4096;
 
 /** What reading a data file found. */
 export interface JournalContents {
@@ -155,14 +163,45 @@ export function parsesAsJson(text: string): boolean {
 }
 
 function checkHeader(text: string, damaged: (problem: string) => Error): void {
+  const version = headerVersion(text);
+  if (version === undefined) throw damaged(`is not the animal-store header ${JOURNAL_HEADER}`);
+  if (version !== FORMAT_VERSION) throw damaged(`names format version ${JSON.stringify(version)}; this server reads version ${FORMAT_VERSION}`);
+}
+
+/** The version a header line names (any JSON value), or `undefined` when the line is no animal-store header. */
+function headerVersion(text: string): unknown {
   let header: { format?: unknown; version?: unknown } | undefined;
   try {
     header = JSON.parse(text) as typeof header;
   } catch {
     header = undefined;
   }
-  if (header?.format !== "animal-store-pets") throw damaged(`is not the animal-store header ${JOURNAL_HEADER}`);
-  if (header.version !== 1) throw damaged(`names format version ${JSON.stringify(header.version)}; this server reads version 1`);
+  return header?.format === "animal-store-pets" ? header.version ?? null : undefined;
+}
+
+/**
+ * The format version the data file at `path` names in its header, reading its first line only:
+ * `undefined` when there is no file, this code's for an empty one (its first open writes the
+ * header). Throws naming the file when its first line is no header.
+ */
+export async function formatVersionOf(path: string): Promise<unknown> {
+  let file: FileHandle;
+  try {
+    file = await open(path, "r");
+  } catch (error) {
+    if (errorCode(error) === "ENOENT") return undefined;
+    throw error;
+  }
+  try {
+    const { bytesRead, buffer } = await file.read(new Uint8Array(HEADER_BYTES), 0, HEADER_BYTES, 0);
+    if (bytesRead === 0) return FORMAT_VERSION;
+    const first = new TextDecoder().decode(buffer.subarray(0, bytesRead)).split("\n")[0]!.replace(/\r$/, "");
+    const version = headerVersion(first);
+    if (version === undefined) throw new Error(`${path}: line 1 is not the animal-store header ${JOURNAL_HEADER}`);
+    return version;
+  } finally {
+    await file.close();
+  }
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {

@@ -27,7 +27,7 @@
  */
 import type { FileHandle } from "node:fs/promises";
 import { open } from "node:fs/promises";
-import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore } from "../../src/mod.ts";
+import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore, StoreHealth } from "../../src/mod.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from "../../src/mod.ts";
 import type { PetTable } from "../../src/_internal/stores.ts";
 import { createPetTable, idsUsedUp } from "../../src/_internal/stores.ts";
@@ -68,6 +68,15 @@ interface PendingCreate {
 }
 
 export type { JsonFileSnapshot } from "./_snapshot.ts";
+
+/** The data file's format version this code reads and writes. */
+export { FORMAT_VERSION as DATA_FILE_VERSION } from "./_journal.ts";
+
+/**
+ * The format version a data file names in its header, read from its first line alone: `undefined`
+ * when there is no file at the path (what an upgrade checks before it starts a server on the file).
+ */
+export { formatVersionOf as dataFileVersion } from "./_journal.ts";
 
 /**
  * Opens the data file at a path to export it while a server may be writing it (`animal-store
@@ -138,6 +147,17 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
       await writeBatch(batch);
     }
     flushing = undefined;
+  }
+
+  /**
+   * Whether the store can still take writes as it is: not after a failure (a write that failed, the
+   * file lost), which lasts until a restart; looked at now, not at the next write, so a probe sees a
+   * lost lock before a client does.
+   */
+  async function stillWritable(): Promise<StoreHealth> {
+    if (failure !== undefined) return { ok: false, reason: failure.message };
+    const loss = await lossOf(path, opened, lock).catch(() => undefined);
+    return loss === undefined ? { ok: true } : { ok: false, reason: describeLoss(path, loss) };
   }
 
   /** Refuses this batch, and every create from now on, with `error`. */
@@ -278,12 +298,11 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
     get: (id) => Promise.resolve(table.get(id)),
     list: (query) => Promise.resolve(table.list(query)),
     async health() {
-      if (failure !== undefined) return { ok: false, reason: failure.message };
-      if (closed) return { ok: false, reason: "the store is closed" };
-      // Looked at now, not at the next write: a probe must see a lost lock before a client does.
-      const loss = await lossOf(path, opened, lock).catch(() => undefined);
-      return loss === undefined ? { ok: true } : { ok: false, reason: describeLoss(path, loss) };
+      if (closed && failure === undefined) return { ok: false, reason: "the store is closed" };
+      return await stillWritable();
     },
+    // Every failure of this store lasts until a restart reloads the file; a closed one is stopping, as its process is.
+    live: () => (closed && failure === undefined ? Promise.resolve({ ok: true }) : stillWritable()),
     async close() {
       if (closed) return;
       closed = true;

@@ -2,7 +2,7 @@
  * @module
  * Rate-limit counts shared through PostgreSQL (`RateCounters` of `animal-store/rate-limit`), so that
  * instances on one database give a client one budget. One row per key or client address in
- * `animal_store_rate_limits` (`_schema.ts`, version 2): its id (never a key: `key:<digest>`), whether
+ * `animal_store_rate_limits` (`_schema.ts`, step 2): its id (never a key: `key:<digest>`), whether
  * it is an address, and `full_at`, when its bucket is full again, in milliseconds on the database's
  * clock, so the instances' clocks never meet.
  *
@@ -20,7 +20,7 @@
  */
 import type { CounterBounds, CounterUse, RateCounters } from "../../src/plugs/rate-limit/mod.ts";
 import { describeError, withDeadline } from "./_failures.ts";
-import { createSchema } from "./_schema.ts";
+import { useSchema } from "./_migrate.ts";
 import type { SqlClient, SqlQuery } from "./sql-client.ts";
 
 /** Options of the PostgreSQL rate-limit counts. */
@@ -29,6 +29,8 @@ export interface PostgresRateCountersOptions {
   readonly sql: SqlClient;
   /** How long an exchange may take before it rejects (the limiter then counts alone). Default 5000 ms. */
   readonly timeoutMs?: number;
+  /** Whether opening may apply the schema steps the database lacks, as the store's option of that name. Default true. */
+  readonly migrate?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -39,11 +41,11 @@ const PURGE_BATCH = 1000;
 /** An arbitrary key naming the placing of new parties among the database's advisory locks. */
 const PLACING_LOCK_KEY = 7_086_514_323;
 
-/** Creates the tables if needed (the store's schema, `_schema.ts`) and returns the counts. */
+/** Applies the schema steps the database lacks, unless told not to (the store's schema, `_schema.ts`), and returns the counts. */
 export async function openPostgresRateCounters(options: PostgresRateCountersOptions): Promise<RateCounters> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   try {
-    await withDeadline(createSchema(options.sql), timeoutMs);
+    await withDeadline(useSchema(options.sql, options.migrate ?? true), timeoutMs);
   } catch (error) {
     throw new Error(`Cannot open the PostgreSQL rate-limit counts: ${describeError(error)}`, { cause: error });
   }

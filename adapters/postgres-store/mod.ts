@@ -33,7 +33,8 @@ import { MAX_EXACT_INTEGER, withId } from "../../src/mod.ts";
 import { idsUsedUp } from "../../src/_internal/stores.ts";
 import { againIfUndone, createFailure, describeError, isDataFailure, isTransientFailure, timeoutFailure, wasRolledBack, withDeadline } from "./_failures.ts";
 import type { Row, SqlClient, SqlQuery } from "./sql-client.ts";
-import { createSchema } from "./_schema.ts";
+import { useSchema } from "./_migrate.ts";
+import { SCHEMA_VERSION } from "./_schema.ts";
 import { exportPets, importPets, MAC_PREFIX } from "./_move.ts";
 import type { ClientMac } from "../_client-mac.ts";
 import { macUnder } from "../_client-mac.ts";
@@ -48,16 +49,26 @@ export interface PostgresStoreOptions {
   readonly timeoutMs?: number;
   /** The most creates written in one transaction. Default 500. */
   readonly maxBatch?: number;
-  /** Where the store says what an operator must know (once every id is handed out). Default `console`. */
+  /** Where the store says what an operator must know (once every id is handed out, a newer schema in use). Default `console`. */
   readonly logger?: Pick<Console, "warn">;
+  /**
+   * Whether opening may create the tables or apply the schema steps the database lacks (as
+   * `migrateSchema` does). Default true. False: the role may only read and write the tables, and
+   * opening rejects a database this code cannot use as it is, naming its version and this code's.
+   */
+  readonly migrate?: boolean;
 }
 
 /** The schema version this code creates and reads. */
 export { SCHEMA_VERSION } from "./_schema.ts";
 
+/** Brings a database's schema to a version (this code's by default), or says what that would run (`dryRun`). */
+export { migrateSchema, readSchemaState } from "./_migrate.ts";
+export type { MigrateOptions, SchemaMigration, SchemaState, SchemaStepText } from "./_migrate.ts";
+
 /** Rate-limit counts the instances on one database share (`rateLimit(limit, { counters })` of `animal-store/rate-limit`). */
 export type { PostgresRateCountersOptions } from "./_rate-counters.ts";
-/** Creates the tables if needed and returns rate-limit counts kept in them, for `rateLimit`'s `counters`. */
+/** Applies the schema steps the database lacks (unless `migrate: false`) and returns rate-limit counts kept in it, for `rateLimit`'s `counters`. */
 export { openPostgresRateCounters } from "./_rate-counters.ts";
 
 /** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
@@ -66,17 +77,27 @@ export { sqlState } from "./_failures.ts";
 const DEFAULT_TIMEOUT_MS = 5000;
 const DEFAULT_MAX_BATCH = 500;
 
-/** Creates the schema if needed, checks its version, and returns the store. */
+/** Creates the schema or applies the steps it lacks (unless `migrate: false`), checks its version, and returns the store. */
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<PetStore> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const logger = options.logger ?? console;
   try {
-    await withDeadline(createSchema(options.sql), timeoutMs);
+    await withDeadline(openSchema(options.sql, options.migrate ?? true, logger), timeoutMs);
   } catch (error) {
     throw new Error(`Cannot open the PostgreSQL store: ${describeError(error)}`, { cause: error });
   }
-  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH, options.logger ?? console);
+  const store = postgresStore(options.sql, timeoutMs, options.maxBatch ?? DEFAULT_MAX_BATCH, logger);
   await store.loadFileSecrets();
   return store;
+}
+
+/** Brings the schema to this code's version when it may and checks it (`useSchema`); a newer one in use is said once. */
+async function openSchema(sql: SqlClient, migrate: boolean, logger: Pick<Console, "warn">): Promise<void> {
+  const state = await useSchema(sql, migrate);
+  if (state.version > SCHEMA_VERSION) {
+    logger.warn(`animal-store: the database is at schema version ${state.version}, newer than this animal-store's ${SCHEMA_VERSION}, ` +
+      `and says animal-store from schema version ${state.compatibleFrom} may still use it: replace this instance with the newer version`);
+  }
 }
 
 /** A JSON-file store's secret whose keys were imported, as the MAC it makes, until it expires (ms since the epoch). */

@@ -59,8 +59,8 @@ export function readEndLine(text: string): ExportEnd | undefined {
   return { count: count!, lastId: lastId!, sha256, ...(clientMacSecrets === undefined ? {} : { clientMacSecrets }) };
 }
 
-/** Counts pets and sums their lines as the last line states them; `macKeys` counts keys made under a file's secret. */
-export function createTally(): { add(moved: MovedPet): void; end(): ExportEnd; readonly macKeys: number } {
+/** Counts pets and sums their lines as the last line states them (`end`, once); `macKeys` counts keys made under a file's secret. */
+export function createTally(): { add(moved: MovedPet): void; end(): ExportEnd; readonly count: number; readonly macKeys: number } {
   const hash = createHash("sha256");
   let count = 0;
   let lastId = 0;
@@ -73,6 +73,9 @@ export function createTally(): { add(moved: MovedPet): void; end(): ExportEnd; r
       if (key?.clientMac !== undefined) macKeys++;
     },
     end: () => ({ count, lastId, sha256: hash.digest("hex") }),
+    get count() {
+      return count;
+    },
     get macKeys() {
       return macKeys;
     },

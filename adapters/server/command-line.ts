@@ -2,12 +2,13 @@
  * @module
  * What the standalone server's command line answers without starting a server: `--help` (the
  * settings table), `--version` (the package's version and the runtime's), and
- * `animal-store health [--url URL]`, a probe for container health checks that needs no curl.
+ * `animal-store health [--live | --ready | --started] [--url URL]`, a probe for container health
+ * checks that needs no curl.
  */
 import process from "node:process";
 import { VERSION } from "./_version.ts";
-import { urlHost } from "../_serve.ts";
-import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
+import { reachableHost, urlHost } from "../_serve.ts";
+import { HEALTH_PATH, PROBE_PATHS } from "../../src/plugs/health/mod.ts";
 import { runtimeOf } from "./_process-metrics.ts";
 import { defaultOf, SETTINGS } from "./settings.ts";
 
@@ -35,9 +36,12 @@ export function usage(): string {
   const widths = [0, 1].map((column) => Math.max(...rows.map((row) => row[column]!.length)));
   return [
     "Usage: animal-store [--flag value ...]     start the server",
-    "       animal-store health [--url URL]     exit 0 if GET /health answers 200, 1 otherwise",
-    "       animal-store export [--out FILE]    every pet of the store, as JSON Lines (docs/stores.md)",
+    "       animal-store health [--live|--ready|--started] [--url URL]   exit 0 if the probe answers 200, 1 otherwise",
+    "       animal-store export [--out FILE] [--allow-empty]   every pet of the store, as JSON Lines (docs/stores.md)",
     "       animal-store import [--in FILE] [--append]   an export into the store, keeping ids, all or nothing",
+    "       animal-store import --check [--in FILE]      an export read and checked whole, nothing written",
+    "       animal-store backup --dir DIR [--keep N] [--every 1d]   exports checked into DIR, the newest N kept",
+    "       animal-store migrate [--dry-run] [--to VERSION]   the store's tables or file brought to this version",
     "       animal-store --help | --version",
     "",
     "Settings: each flag mirrors an environment variable (a flag wins). Flag, variable, default:",
@@ -50,15 +54,21 @@ function print(text: string): number {
   return 0;
 }
 
+/** The probe each mode of `health` asks, by its flag; without one, `GET /health` (readiness). */
+const PROBE_FLAGS: Readonly<Record<string, string>> = { "--live": PROBE_PATHS.live, "--ready": PROBE_PATHS.ready, "--started": PROBE_PATHS.started };
+
 /**
- * GET /health at `--url` (http or https only), or at this machine's PORT: 0 on 200, 1 on any other
- * answer (a redirect included: it is not followed) or none in time, 2 on bad arguments. Of another
- * answer, one line with the start of its body, whitespace folded and control characters replaced.
+ * GET at `--url` (http or https only), or the probe a mode names (`--live`, `--ready`, `--started`;
+ * none: `/health`) at this machine's PORT: 0 on 200, 1 on any other answer (a redirect included: it
+ * is not followed) or none in time, 2 on bad arguments. Of another answer, one line with the start
+ * of its body, whitespace folded and control characters replaced.
  */
 async function health(args: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<number> {
-  const url = healthUrl(args, env);
+  const modes = args.filter((arg) => Object.hasOwn(PROBE_FLAGS, arg));
+  const rest = args.filter((arg) => !Object.hasOwn(PROBE_FLAGS, arg));
+  const url = modes.length > 1 || (modes.length === 1 && rest.length > 0) ? undefined : healthUrl(rest, env, PROBE_FLAGS[modes[0] ?? ""] ?? HEALTH_PATH);
   if (url === undefined) {
-    process.stderr.write("animal-store: health takes only --url with an http or https URL (e.g. --url http://127.0.0.1:8080/health)\n");
+    process.stderr.write("animal-store: health takes one of --live, --ready or --started (the probe on PORT), or --url with an http or https URL (e.g. --url http://127.0.0.1:8080/health/live)\n");
     return 2;
   }
   try {
@@ -106,15 +116,14 @@ function describe(error: unknown): string {
   return typeof code === "string" ? `${error.message} (${code})` : error.message;
 }
 
-/** `--url URL` or `--url=URL` with an http(s) URL; without it, the local server on PORT (HOST's loopback when it listens everywhere). */
-function healthUrl(args: readonly string[], env: Readonly<Record<string, string | undefined>>): string | undefined {
+/** `--url URL` or `--url=URL` with an http(s) URL; without it, `path` on the local server on PORT (HOST's loopback when it listens everywhere). */
+function healthUrl(args: readonly string[], env: Readonly<Record<string, string | undefined>>, path: string): string | undefined {
   const [flag, value, ...rest] = args.length === 1 && args[0]!.startsWith("--url=") ? ["--url", args[0]!.slice(6)] : args;
   if (flag !== undefined && (flag !== "--url" || value === undefined || rest.length > 0 || !isHttpUrl(value))) return undefined;
   // As parsed: any control character in what was typed is percent-encoded, so the line printed stays one line.
   if (value !== undefined) return new URL(value).href;
   const host = env["HOST"] || defaultOf("HOST") || "";
-  const local = host === "0.0.0.0" ? "127.0.0.1" : host === "::" ? "::1" : host;
-  return `http://${urlHost(local)}:${env["PORT"] || defaultOf("PORT")}${HEALTH_PATH}`;
+  return `http://${urlHost(reachableHost(host))}:${env["PORT"] || defaultOf("PORT")}${path}`;
 }
 
 function isHttpUrl(text: string): boolean {

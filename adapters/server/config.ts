@@ -33,8 +33,12 @@ export interface Config extends OperateSettings {
   readonly dataFile: string;
   /** The PostgreSQL connection URL, for `store: "postgres"` (`""` otherwise). */
   readonly databaseUrl: string;
+  /** Whether opening the store may make or change its tables or file (`MIGRATE=on`); `animal-store migrate` does it otherwise. */
+  readonly migrate: boolean;
   /** How the access log is written, or `"off"` for no access log (and no `X-Request-Id`). */
   readonly log: LogFormat | "off";
+  /** Whether the health probes are logged and traced as other requests are (`LOG_HEALTH=on`). */
+  readonly logHealth: boolean;
   /** Public URL, proxy trust and timeouts. */
   readonly edge: EdgeSettings;
   /** The origins whose pages may call the API (`CORS_ORIGINS`); absent: no CORS. */
@@ -68,7 +72,11 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
+  const migrate = setting("MIGRATE");
+  if (migrate !== "on" && migrate !== "off") problems.push(`MIGRATE must be "on" or "off", got "${migrate}"`);
   const log = logSetting(setting("LOG") ?? "", setting("LOG_FORMAT") ?? "", problems);
+  const logHealth = setting("LOG_HEALTH");
+  if (logHealth !== "on" && logHealth !== "off") problems.push(`LOG_HEALTH must be "on" or "off", got "${logHealth}"`);
   const edge = readEdgeSettings(setting, problems);
   const operate = readOperateSettings(setting, port, problems);
   const cors = parseCorsOrigins(setting("CORS_ORIGINS") ?? "");
@@ -86,7 +94,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       store: store as StoreKind,
       dataFile: setting("DATA_FILE") ?? "",
       databaseUrl,
+      migrate: migrate === "on",
       log,
+      logHealth: logHealth === "on",
       edge,
       ...operate,
       // Unset or empty: no CORS, as before the setting existed.

@@ -14,12 +14,11 @@ import process from "node:process";
 import type { Writable } from "node:stream";
 import type { MovedPet } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
-import type { OpenStore } from "./_move-common.ts";
 import { petLine } from "../../src/mod.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import { createTally, endLine, EXPORT_HEADER } from "./_pet-lines.ts";
 import { onStopSignals, storeName } from "./_move-common.ts";
-import type { ExportSource } from "./stores.ts";
+import type { ExportSource, OpenContext } from "./stores.ts";
 import { openExportSource } from "./stores.ts";
 
 /** Bytes gathered before each write. */
@@ -27,10 +26,11 @@ const WRITE_BYTES = 64 * 1024;
 
 /**
  * Exports the store the settings name; resolves with the exit code (0, or 1 when the store cannot be
- * read, the output written, or a signal stopped it). `--out FILE` is written mode 600, as the secret
- * it may carry is kept, to `FILE.partial` renamed into place once complete.
+ * read, the output written, or a signal stopped it, or it holds no pet and `--allow-empty` was not
+ * given). `--out FILE` is written mode 600, as the secret it may carry is kept, to `FILE.partial`
+ * renamed into place once complete.
  */
-export async function runExport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
+export async function runExport(config: Config, own: Readonly<Record<string, string>>, context: OpenContext): Promise<number> {
   const out = own["--out"];
   const temp = out === undefined ? undefined : `${out}.partial`;
   // A leftover copy keeps its own mode when truncated: it goes first.
@@ -45,7 +45,7 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
     process.exit(1);
   });
   try {
-    const end = await exportFrom(await openExportSource(config, open), sink);
+    const end = await exportFrom(await openExportSource(config, context), sink, { allowEmpty: own["--allow-empty"] !== undefined, name: storeName(config) });
     if (temp !== undefined) {
       await closeFile(sink);
       renaming = true;
@@ -63,10 +63,13 @@ export async function runExport(config: Config, own: Readonly<Record<string, str
 }
 
 /** Writes the export of `source` to `sink`, and closes `source` whatever happens. */
-async function exportFrom(source: ExportSource, sink: Writable): Promise<ExportEnd> {
+async function exportFrom(source: ExportSource, sink: Writable, { allowEmpty, name }: { allowEmpty: boolean; name: string }): Promise<ExportEnd> {
   let end: ExportEnd;
   try {
-    end = await writeExport(source.exportPets(), sink, async () => (await source.clientMacSecrets?.()) ?? []);
+    end = await writeExport(source.exportPets(), sink, {
+      clientMacSecrets: async () => (await source.clientMacSecrets?.()) ?? [],
+      ...(allowEmpty ? {} : { whenEmpty: () => new Error(emptyStore(name)) }),
+    });
   } catch (error) {
     await source.close().catch(() => {}); // the error that stopped the export is the one to report
     throw error;
@@ -76,11 +79,29 @@ async function exportFrom(source: ExportSource, sink: Writable): Promise<ExportE
 }
 
 /**
- * Writes the export format to `sink`, streaming; resolves with what its last line states, which
- * names `clientMacSecrets` (asked once the pets are written) when keys made under a JSON-file store's
- * secret came along.
+ * Why an export of a store without a single pet is refused: a backup of a store never written is
+ * nearly always one of the wrong store (another path, database or Compose project), and a backup
+ * that restores nothing must not pass for one (docs/decisions.md).
  */
-export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, clientMacSecrets: () => Promise<readonly string[]> = async () => []): Promise<ExportEnd> {
+function emptyStore(name: string): string {
+  return `${name} holds no pet, so a backup of it would restore nothing: if it is the wrong store, check STORE, DATA_FILE or ` +
+    "DATABASE_URL (with Compose, -p animal-store); if it is empty on purpose (a new deployment), pass --allow-empty";
+}
+
+/** What `writeExport` may be told besides the pets. */
+export interface WriteExportOptions {
+  /** The secrets keys made under a JSON-file store's secret were made under, asked once the pets are written. */
+  readonly clientMacSecrets?: () => Promise<readonly string[]>;
+  /** When there is no pet: the error to throw before anything is written. Absent: an empty export is written. */
+  readonly whenEmpty?: () => Error;
+}
+
+/**
+ * Writes the export format to `sink`, streaming; resolves with what its last line states, which
+ * names `clientMacSecrets` when keys made under a JSON-file store's secret came along.
+ */
+export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable, options: WriteExportOptions = {}): Promise<ExportEnd> {
+  const { clientMacSecrets = async () => [], whenEmpty } = options;
   const tally = createTally();
   let pending = `${EXPORT_HEADER}\n`;
   for await (const moved of pets) {
@@ -91,6 +112,8 @@ export async function writeExport(pets: AsyncIterable<MovedPet>, sink: Writable,
       pending = "";
     }
   }
+  // Nothing is written yet without a pet: the header waits in `pending` with the last line.
+  if (tally.count === 0 && whenEmpty !== undefined) throw whenEmpty();
   const secrets = tally.macKeys > 0 ? await clientMacSecrets() : [];
   const end = secrets.length > 0 ? { ...tally.end(), clientMacSecrets: secrets } : tally.end();
   await write(sink, `${pending}${endLine(end)}\n`);

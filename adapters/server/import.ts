@@ -2,13 +2,16 @@
  * @module
  * `animal-store import [--in FILE] [--append]`: reads an export (`_pet-lines.ts`) from stdin or FILE
  * into the store, keeping every id, all or nothing, then reads the imported pets back and prints
- * their count and checksum beside the export's.
+ * their count and checksum beside the export's. `--check` reads the export whole as an import
+ * would (its header, every line, the count, last id and checksum of its last line) and opens no
+ * store: a backup verified without restoring it.
  *
  * Exit codes: 0 imported (also when a signal cut the read-back short: the import was complete); 2
  * refused, with one line naming the line and the problem (a malformed line, a pet the validators
  * refuse, ids not strictly ascending, an export cut short, a target that holds pets without
  * `--append`); 1 failed (the store went away, a signal before the commit): the target holds none of
- * it; or the read-back differs.
+ * it; or the read-back differs. With `--check`: 0 it would import, 2 it would not, naming the line,
+ * 1 it could not be read.
  */
 import { createReadStream } from "node:fs";
 import process from "node:process";
@@ -16,10 +19,10 @@ import type { ImportSummary, MovedPet } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { ImportRefusedError, MAX_EXACT_INTEGER, readPetLine } from "../../src/mod.ts";
+import { checkPets, ImportRefusedError, MAX_EXACT_INTEGER, readPetLine } from "../../src/mod.ts";
 import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine } from "./_pet-lines.ts";
-import type { ImportTarget } from "./stores.ts";
-import { NOTICES_TO_STDERR, onStopSignals, refuse, storeName } from "./_move-common.ts";
+import type { ImportTarget, OpenContext } from "./stores.ts";
+import { onStopSignals, refuse, storeName } from "./_move-common.ts";
 import { escapeControls } from "./notices.ts";
 import { openImportTarget } from "./stores.ts";
 
@@ -32,14 +35,15 @@ const FEW_IDS_LEFT = 1_000_000;
 /** How many pets the read-back reads between turns of the event loop, where a signal is heard. */
 const READ_BACK_TURN = 10_000;
 
-/** Imports an export into the store the settings name; resolves with the exit code. */
-export async function runImport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
+/** Imports an export into the store the settings name (or with `--check`, into none); resolves with the exit code. */
+export async function runImport(config: Config, own: Readonly<Record<string, string>>, context: OpenContext, open: OpenStore): Promise<number> {
   const input = own["--in"] === undefined ? process.stdin : createReadStream(own["--in"]);
+  if (own["--check"] !== undefined) return await runCheck(input, own["--in"] ?? "the export on stdin");
   const signals = stopOnSignals(input);
   const read: { end?: ExportEnd; first?: number } = {};
   let store: ImportTarget | undefined;
   try {
-    store = await openTarget(config, open);
+    store = await openTarget(config, context, open);
     if (store === undefined) return 1;
     const summary = await store.importPets(readExport(input, read), {
       append: own["--append"] !== undefined,
@@ -63,12 +67,33 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
 }
 
 /** What the import writes into; `undefined` once it could not be opened, said as the server says it (a store's `open` exits so itself). */
-async function openTarget(config: Config, open: OpenStore): Promise<ImportTarget | undefined> {
+async function openTarget(config: Config, context: OpenContext, open: OpenStore): Promise<ImportTarget | undefined> {
   try {
-    return await openImportTarget(config, NOTICES_TO_STDERR, open);
+    return await openImportTarget(config, context, open);
   } catch (error) {
     process.stderr.write(`animal-store: ${escapeControls(error instanceof Error ? error.message : String(error))}\n`);
     return undefined;
+  }
+}
+
+/**
+ * Reads the export `name` names whole, checking it as an import would, and writes nothing; prints
+ * what it holds, or refuses naming the line. Resolves with the exit code: 0 it would import, 2 not,
+ * 1 unreadable.
+ */
+export async function runCheck(input: AsyncIterable<Uint8Array>, name: string): Promise<number> {
+  const read: { end?: ExportEnd } = {};
+  try {
+    const summary = await checkPets(readExport(input, read));
+    const keys = summary.keys === 0 ? "" : `, ${summary.keys} idempotency keys younger than 24 hours`;
+    process.stdout.write(`checked ${name}: ${summary.count} pets (last id ${summary.lastId})${keys}, sha256 ${read.end!.sha256}: ` +
+      "every line is a pet an import takes, and the last line's count, last id and checksum agree; nothing was written\n");
+    return 0;
+  } catch (error) {
+    if (error instanceof ImportRefusedError) return refuse("import --check", [`${name}: ${error.position === undefined ? "" : `line ${error.position + 2} `}${error.message}; it would not import`]);
+    if (error instanceof InputError) return refuse("import --check", [`${name}: ${error.message}; it would not import`]);
+    process.stderr.write(`animal-store import --check: ${name}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
   }
 }
 

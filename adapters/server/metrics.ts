@@ -15,7 +15,7 @@ import type { StoreMetrics } from "./_store-metrics.ts";
 import type { Output } from "./output.ts";
 import { errorResponse } from "../../src/mod.ts";
 import { ROUTES, splitUrl } from "../../src/_server-entry.ts";
-import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
+import { HEALTH_PATH, PROBE_PATHS } from "../../src/plugs/health/mod.ts";
 import { createHistogram, familyHeader, histogramSamples, label, LATENCY_BUCKETS, observe, sample } from "./_metric-kinds.ts";
 import { processText } from "./_process-metrics.ts";
 import { createRouteLabels, METHOD_LABELS, methodIndex } from "./_route-labels.ts";
@@ -60,7 +60,8 @@ export interface MetricsOptions {
 
 /** Empty metrics for an app served under `basePath`. */
 export function createMetrics(options: MetricsOptions): Metrics {
-  const routes = createRouteLabels([...ROUTES.map((route) => `${options.basePath}${route.path}`), HEALTH_PATH]);
+  // Each probe its own label: a failing readiness probe is told from a failing liveness one.
+  const routes = createRouteLabels([...ROUTES.map((route) => `${options.basePath}${route.path}`), HEALTH_PATH, ...Object.values(PROBE_PATHS)]);
   const slots: (Slot | undefined)[] = new Array(routes.labels.length * METHOD_LABELS.length);
   const stores = createStoreMetrics();
   const output = options.output ?? createOutput();

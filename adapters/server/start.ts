@@ -20,7 +20,7 @@ import type { TraceExport } from "./_otlp-export.ts";
 import { createAccessLog } from "./access-log.ts";
 import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { runCommand } from "./command-line.ts";
-import { runMove } from "./move-commands.ts";
+import { isStoreCommand, runMove } from "./move-commands.ts";
 import { NOTICES_TO_STDERR } from "./_move-common.ts";
 import { readConfig } from "./config.ts";
 import { health } from "../../src/plugs/health/mod.ts";
@@ -33,6 +33,8 @@ import { createNotices, escapeControls, takeProcessWarnings } from "./notices.ts
 import { createOutput } from "./output.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
+import { exceptProbes } from "./quiet-probes.ts";
+import { featuresLine, referenceLine } from "./start-lines.ts";
 import type { OpenContext, SharedCounters } from "./stores.ts";
 import { serverStore } from "./stores.ts";
 
@@ -44,11 +46,11 @@ export interface RuntimeOptions {
   readonly exportsTraces?: boolean;
 }
 
-/** How long shutdown waits for in-flight requests before exiting anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/** How long shutdown waits for in-flight requests before exiting anyway (a supervisor's stop timeout goes past it and the next). */
+export const SHUTDOWN_GRACE_MS = 10_000;
 
 /** How long, past the grace, closing the store may take before the process exits anyway. */
-const LATE_STORE_CLOSE_MS = 3000;
+export const LATE_STORE_CLOSE_MS = 3000;
 
 /** What a stop keeps of its grace after sending the last spans, to exit 0 in time. */
 const TRACE_FLUSH_MARGIN_MS = 500;
@@ -59,7 +61,10 @@ export type ChooseServe = (config: Config) => Serve;
 /** Runs the standalone server with the `serve` the runtime chooses for the settings. */
 export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
   const args = process.argv.slice(2);
-  if (args[0] === "export" || args[0] === "import") return void (process.exitCode = await runMove(args, process.env, (config) => openStore(config, { runtime, notices: NOTICES_TO_STDERR })));
+  if (isStoreCommand(args[0])) {
+    const context = { runtime, notices: NOTICES_TO_STDERR };
+    return void (process.exitCode = await runMove(args, process.env, context, (config) => openStore(config, context)));
+  }
   const answered = await runCommand(args, process.env);
   if (answered !== undefined) return void (process.exitCode = answered);
   const result = readConfig(process.env, args);
@@ -88,7 +93,9 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   if (generated !== undefined) notices.info(keyNotice(generated, config.store));
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
-  notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
+  const features = featuresLine(config);
+  if (features !== undefined) notices.info(features);
+  notices.info(referenceLine(config, server.port));
   notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   // Closed once, by whichever of the stop and its grace gets there first.
@@ -149,13 +156,15 @@ function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, 
 /**
  * The server's wraps, innermost first: `Server-Timing` (the app's own time), the spans when traces
  * are exported (so the log can name a request's span), the access log, then the metrics around all
- * (a request's latency includes the log's work).
+ * (a request's latency includes the log's work). With `LOG_HEALTH=off` the probes pass the spans
+ * and the log by.
  */
 function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metrics | undefined, traces: TraceExport | undefined): Wrap[] {
+  const quiet = (wrap: Wrap) => (config.logHealth ? wrap : exceptProbes(wrap));
   return [
     ...(config.serverTiming === true ? [serverTiming] : []),
-    ...(traces === undefined ? [] : [traces.tracing.wrap]),
-    ...(log === undefined ? [] : [log.wrap]),
+    ...(traces === undefined ? [] : [quiet(traces.tracing.wrap)]),
+    ...(log === undefined ? [] : [quiet(log.wrap)]),
     ...(metrics === undefined ? [] : [metrics.wrap]),
   ];
 }

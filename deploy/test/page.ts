@@ -36,10 +36,28 @@ export function inSession(earlier: readonly string[], block: string): string {
   return [...earlier.flatMap((text) => text.split("\n").filter((each) => each.startsWith("export "))), block].join("\n");
 }
 
+/** `block` cut before its line that starts with `start`: the lines above it, and that line with the rest. */
+export function splitBefore(block: string, start: string): [string, string] {
+  const lines = block.split("\n");
+  const at = lines.findIndex((text) => text.startsWith(start));
+  if (at < 0) throw new Error(`no line starting "${start}" in:\n${block}`);
+  return [lines.slice(0, at).join("\n"), lines.slice(at).join("\n")];
+}
+
 /** Runs a printed block with bash (`-e`, `-o pipefail`) in the root; returns its output, or throws with it. */
 export function runPrinted(block: string, env: Readonly<Record<string, string | undefined>>, timeoutMs = 300_000): string {
   const result = Bun.spawnSync(["bash", "-e", "-o", "pipefail", "-c", block], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
-  const output = result.stdout.toString() + result.stderr.toString();
-  if (result.exitCode !== 0) throw new Error(`the printed block exited ${result.exitCode ?? "on its timeout"}:\n${block}\n--- it said:\n${output.trim()}`);
+  return printedOutcome(block, result.exitCode, result.stdout.toString() + result.stderr.toString());
+}
+
+/** `runPrinted` without holding the event loop: what the test does meanwhile (a client's requests) goes on. */
+export async function runPrintedAsync(block: string, env: Readonly<Record<string, string | undefined>>, timeoutMs = 300_000): Promise<string> {
+  const child = Bun.spawn(["bash", "-e", "-o", "pipefail", "-c", block], { cwd: ROOT, env, stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return printedOutcome(block, child.signalCode === null ? code : null, stdout + stderr);
+}
+
+function printedOutcome(block: string, code: number | null, output: string): string {
+  if (code !== 0) throw new Error(`the printed block exited ${code ?? "on its timeout"}:\n${block}\n--- it said:\n${output.trim()}`);
   return output;
 }

@@ -1,27 +1,28 @@
 /**
  * @module
  * The deploy files proven in real container engines as docs/deploy.md prints them: `npm run
- * test:deploy` (root, with Debian's podman, runc, mmdebstrap, docker.io and docker-compose, which
+ * test:deploy` (root, with Debian's podman, runc, mmdebstrap, docker.io, docker-compose and curl, which
  * `.ci/run` installs, and a running Docker daemon, which it starts).
  *
  * Makes the base image `localhost/debian:bookworm-slim` with mmdebstrap and `podman import` (once per
  * machine; Docker gets the same image by `podman save | docker load`), and stand-ins for the
  * PostgreSQL and Prometheus images (Debian's packages, built once per machine), tagged for the run
  * under the names the Containerfile and compose.yaml use, since no registry is reachable. Then, for
- * Docker and for podman, the page's section run block by block as printed: the image built and run
+ * Docker and for podman, the page's sections run block by block as printed: the image built and run
  * (as uid 10001, healthy, read-only root, data kept on the volume), stopped with `stopped` and exit 0,
- * and the compose stack up (a pet made through one instance listed by the other, Prometheus scraping
- * both with the alert rules loaded), down and up again with nothing lost. Then the alert rules with
- * promtool. Prints how long each part took; ends with `deploy: N passed, M failed`.
+ * and the compose stack with what an operator does to it (`stack.ts`, `operations.ts`). Then the
+ * alert rules with promtool. Prints how long each part took; ends with `deploy: N passed, M failed`.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createChecks, waitFor } from "../../test/checks.ts";
+import { createChecks } from "../../test/checks.ts";
+import type { Run } from "./common.ts";
+import { answering, createPet, expect, expectFree, expectUnused, petNames, PRINTED } from "./common.ts";
 import { CONTAINERS_CONF, engine } from "./engine.ts";
 import type { Engine } from "./engine.ts";
-import { blocks, inSession, line, ROOT, runPrinted, section } from "./page.ts";
+import { blocks, line, ROOT, runPrinted, section } from "./page.ts";
+import { stack } from "./stack.ts";
 
 const BASE = "localhost/debian:bookworm-slim";
 /** The stand-ins built here, and the names the deploy files give the images they stand in for. */
@@ -30,17 +31,14 @@ const IMAGES: readonly { local: string; file?: string; names: Readonly<Record<En
   { local: "localhost/postgres-stand-in:15", file: "postgres.Containerfile", names: { docker: "postgres:15-bookworm", podman: "docker.io/library/postgres:15-bookworm" } },
   { local: "localhost/prometheus-stand-in:latest", file: "prometheus.Containerfile", names: { docker: "prom/prometheus:v2.53.0", podman: "docker.io/prom/prometheus:v2.53.0" } },
 ];
-/** What the page's commands name: the container, its volume, the image, the compose project's volume. */
-const PRINTED = { container: "pets", volume: "pets", image: "animal-store", project: "animal-store", pgdata: "animal-store_pgdata" };
 /** The page's sections, and how many `sh` blocks each has: image, stop, stack up, stack down. */
 const SECTIONS = { docker: "With Docker", podman: "With podman" } as const;
-const KEY = "change-me";
-const AUTH = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
 const PORT = 8080;
-/** The host ports the compose stack publishes. */
-const STACK_PORTS = [8081, 8082, 9090];
+/** The image's health check: its liveness probe. */
+const LIVENESS_CHECK = ["CMD", "animal-store", "health", "--live"];
 
-const { check, fail, anyFailed, finish } = createChecks("deploy");
+const checks = createChecks("deploy");
+const { check, fail, anyFailed, finish } = checks;
 const times: string[] = [];
 
 /** Runs `body` as one check and records how long it took under `part`. */
@@ -50,46 +48,15 @@ async function timed(part: string, name: string, body: () => Promise<void> | voi
   times.push(`${part} ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
-function isFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.once("error", () => resolve(false));
-    probe.listen(port, "0.0.0.0", () => probe.close(() => resolve(true)));
-  });
-}
-
-async function expectFree(ports: readonly number[]): Promise<void> {
-  const busy = (await Promise.all(ports.map(async (port) => ((await isFree(port)) ? undefined : port)))).filter((port) => port !== undefined);
-  if (busy.length > 0) throw new Error(`the page's ports are in use on this machine: ${busy.join(", ")}`);
-}
-
-function expect(what: string, actual: unknown, expected: unknown): void {
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
-}
-
-async function petNames(base: string): Promise<string[]> {
-  const response = await fetch(`${base}/pets?limit=100`, { headers: AUTH });
-  if (!response.ok) throw new Error(`GET ${base}/pets answered ${response.status}`);
-  return ((await response.json()) as { name: string }[]).map((pet) => pet.name);
-}
-
-async function createPet(base: string, name: string): Promise<void> {
-  const response = await fetch(`${base}/pets`, { method: "POST", headers: AUTH, body: JSON.stringify({ name, categoryId: 1 }) });
-  if (response.status !== 201) throw new Error(`POST ${base}/pets answered ${response.status}: ${await response.text()}`);
-}
-
-/** Waits until `base` answers a list, at most 30 s. */
-function answering(base: string): Promise<unknown> {
-  return waitFor(`${base} to answer`, async () => ((await fetch(`${base}/pets`, { headers: AUTH })).ok ? true : undefined), 30_000);
-}
+const run: Run = { ...checks, timed, times };
 
 /** The tags this run added (to be taken off at the end), by engine. */
 const added: [Engine, string][] = [];
 
 /** The base image and the stand-ins in podman (made once), then in both engines under the deploy files' names. */
 async function images(docker: Engine, podman: Engine): Promise<void> {
-  await timed("tools", "podman, runc, mmdebstrap, promtool, docker and docker-compose are installed, and Docker's daemon answers", () => {
-    for (const tool of ["podman", "runc", "mmdebstrap", "promtool", "docker", "docker-compose"]) if (Bun.which(tool) === null) throw new Error(`${tool} is not on the PATH`);
+  await timed("tools", "podman, runc, mmdebstrap, promtool, docker, docker-compose and curl are installed, and Docker's daemon answers", () => {
+    for (const tool of ["podman", "runc", "mmdebstrap", "promtool", "docker", "docker-compose", "curl"]) if (Bun.which(tool) === null) throw new Error(`${tool} is not on the PATH`);
     docker.ok(["info", "--format", "{{.ServerVersion}}"]);
   });
   if (anyFailed()) return;
@@ -128,15 +95,6 @@ async function images(docker: Engine, podman: Engine): Promise<void> {
   });
 }
 
-/** Fails unless none of the page's names is taken: the test removes only what it made. */
-function expectUnused(tool: Engine, containers: readonly string[], volumes: readonly string[]): void {
-  const taken = [
-    ...containers.filter((name) => tool.run(["container", "inspect", name]).code === 0),
-    ...volumes.filter((name) => tool.run(["volume", "inspect", name]).code === 0),
-  ];
-  if (taken.length > 0) throw new Error(`${tool.name} already has ${taken.join(", ")}, not made by this run: remove them to run the deploy test`);
-}
-
 /** The page's image block, then its stop block, with the checks a user would make between them. */
 async function container(tool: Engine, printed: readonly string[]): Promise<void> {
   const [build, stop] = printed;
@@ -151,8 +109,8 @@ async function container(tool: Engine, printed: readonly string[]): Promise<void
     });
     if (anyFailed()) return;
     const started = performance.now();
-    await check(`${tool.name}: the image shows its health check (${tool.name} inspect), and the container goes healthy`, async () => {
-      expect("the image's health check", JSON.parse(tool.ok(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", image])), ["CMD", "animal-store", "health"]);
+    await check(`${tool.name}: the image shows its health check, liveness (${tool.name} inspect), and the container goes healthy`, async () => {
+      expect("the image's health check", JSON.parse(tool.ok(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", image])), LIVENESS_CHECK);
       await tool.waitHealthy(container, 60_000);
       expect("health", tool.ok(["inspect", "--format", "{{.State.Health.Status}}", container]), "healthy");
     });
@@ -203,7 +161,7 @@ async function builders(docker: Engine, build: string): Promise<void> {
     await check(`docker: the printed build line builds with ${way}, keeping the health check`, () => {
       docker.run(["rmi", `${PRINTED.image}:latest`]);
       runPrinted(printed, { ...docker.env, ...env });
-      expect("the image's health check", JSON.parse(docker.ok(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", PRINTED.image])), ["CMD", "animal-store", "health"]);
+      expect("the image's health check", JSON.parse(docker.ok(["image", "inspect", "--format", "{{json .Config.Healthcheck.Test}}", PRINTED.image])), LIVENESS_CHECK);
     });
   }
 }
@@ -213,86 +171,24 @@ function composeCommand(docker: Engine): string {
   return docker.run(["compose", "version"]).code === 0 ? "docker compose" : "docker-compose";
 }
 
-/** The stack's containers of `service`, by the compose labels (Docker) or the printed names (podman). */
-function stackContainer(tool: Engine, service: string): string {
-  if (tool.name === "podman") return `${PRINTED.project}-${service}`;
-  const found = tool.ok(["ps", "--all", "--quiet", "--filter", `label=com.docker.compose.project=${PRINTED.project}`, "--filter", `label=com.docker.compose.service=${service}`]);
-  if (found === "") throw new Error(`no container of the service ${service}`);
-  return found.split("\n")[0]!;
-}
-
-/** The page's stack: up, the checks, both instances stopped with exit 0, down, up again with nothing lost. */
-async function stack(tool: Engine, printed: readonly string[], compose: string): Promise<void> {
-  const [up = "", printedDown = ""] = printed.map((block) => block.replaceAll("docker compose ", `${compose} `));
-  const down = inSession([up], printedDown);
-  const [one, two] = ["http://127.0.0.1:8081/v1", "http://127.0.0.1:8082/v1"];
-  const started = performance.now();
-  const names = { docker: `(with ${compose})`, podman: "(podman's commands)" }[tool.name];
-  const stackNames = ["postgres", "store-1", "store-2", "prometheus"].map((service) => `${PRINTED.project}-${service}`);
-  let ran = false;
-  try {
-    await check(`${tool.name}: the page's compose stack starts as printed ${names}: PostgreSQL, both instances once it is healthy, Prometheus once they are`, async () => {
-      expectUnused(tool, tool.name === "podman" ? stackNames : [], [PRINTED.pgdata]);
-      await expectFree(STACK_PORTS);
-      ran = true;
-      runPrinted(up, tool.env, 600_000);
-      for (const service of ["store-1", "store-2"]) {
-        const said = tool.logs(stackContainer(tool, service));
-        if (!said.includes('opened PostgreSQL database "pets" on postgres:5432')) throw new Error(`${service} did not open the database:\n${said}`);
-      }
-    });
-    if (!ran || anyFailed()) return;
-    await check(`${tool.name}: a pet created through store-1 is listed by store-2`, async () => {
-      await createPet(one, "Shared");
-      expect("store-2's pets", await petNames(two), ["Shared"]);
-    });
-    await check(`${tool.name}: Prometheus scrapes both instances' METRICS_PORTs and has loaded the alert rules`, async () => {
-      const query = encodeURIComponent('up{job="animal-store"} == 1');
-      await waitFor("both targets up", async () => {
-        const body = (await (await fetch(`http://127.0.0.1:9090/api/v1/query?query=${query}`)).json()) as { data: { result: { metric: { instance: string } }[] } };
-        const upNow = body.data.result.map((sample) => sample.metric.instance).sort();
-        return JSON.stringify(upNow) === JSON.stringify(["store-1:9465", "store-2:9466"]) ? upNow : undefined;
-      });
-      const rules = (await (await fetch("http://127.0.0.1:9090/api/v1/rules")).json()) as { data: { groups: { name: string; rules: unknown[] }[] } };
-      expect("rule groups", rules.data.groups.map((group) => [group.name, group.rules.length]), [["animal-store", 5]]);
-    });
-    await check(`${tool.name}: stopping the instances, each prints stopped and exits 0`, () => {
-      for (const service of ["store-1", "store-2"]) {
-        const container = stackContainer(tool, service);
-        tool.ok(["stop", "--time", "10", container], 30_000);
-        expect(`${service}'s exit code`, tool.ok(["inspect", "--format", "{{.State.ExitCode}}", container]), "0");
-        if (!/^stopped$/m.test(tool.logs(container))) throw new Error(`${service}: no "stopped" in its logs`);
-      }
-    });
-    await check(`${tool.name}: the page's down, then up again: the same pets, through both instances`, async () => {
-      runPrinted(down, tool.env, 120_000);
-      // The docker block starts the stack again itself; for podman the page says to run the up block again.
-      if (tool.name === "podman") runPrinted(up, tool.env, 600_000);
-      await answering(one);
-      expect("store-1's pets", await petNames(one), ["Shared"]);
-      expect("store-2's pets", await petNames(two), ["Shared"]);
-    });
-  } finally {
-    if (ran) {
-      if (tool.name === "docker") runPrinted(inSession([up], `${compose} -p ${PRINTED.project} -f deploy/compose.yaml down --volumes --timeout 10`), tool.env, 120_000);
-      else {
-        tool.run(["rm", "--force", "--time", "10", ...stackNames]);
-        tool.run(["network", "rm", PRINTED.project]);
-        tool.run(["volume", "rm", "--force", PRINTED.pgdata]);
-      }
-    }
-    times.push(`${tool.name} compose checks ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  }
-}
-
-/** One engine's section of the page, run block by block. */
+/** One engine's section of the page, run block by block; then nothing it made may be left, not even an anonymous volume. */
 async function engineSection(tool: Engine, compose: string): Promise<void> {
   const printed = blocks(section(SECTIONS[tool.name]));
   if (printed.length !== 4) return fail(`docs/deploy.md's "${SECTIONS[tool.name]}" has ${printed.length} sh blocks, not the 4 this test runs (image, stop, stack up, stack down)`);
+  const volumes = () => tool.ok(["volume", "ls", "--quiet"]).split("\n").filter((name) => name !== "");
+  const before = new Set(volumes());
   await container(tool, printed.slice(0, 2));
   if (tool.name === "docker") await builders(tool, printed[0]!);
-  if (!anyFailed()) await stack(tool, printed.slice(2), compose);
+  // The stack tags the older checkout's image under the same name: this one is removed by its id too.
+  const built = tool.run(["image", "inspect", "--format", "{{.Id}}", PRINTED.image]).stdout.trim();
+  if (!anyFailed()) await stack(tool, run, printed.slice(2), compose);
   tool.run(["rmi", `${PRINTED.image}:latest`]);
+  if (built !== "") tool.run(["rmi", built]);
+  await check(`${tool.name}: the run left no volume behind`, () => {
+    const left = volumes().filter((name) => !before.has(name));
+    for (const name of left) tool.run(["volume", "rm", "--force", name]);
+    expect("volumes left behind (now removed)", left, []);
+  });
 }
 
 async function alertRules(): Promise<void> {

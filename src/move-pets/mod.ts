@@ -1,7 +1,8 @@
 /**
  * @module
  * Taking every pet from one store to another: `exportPets` reads a store as a consistent snapshot,
- * `importPets` writes pets into a store under their own ids, all or nothing, after checking each;
+ * `importPets` writes pets into a store under their own ids, all or nothing, after checking each
+ * (`checkPets` checks them so without a store);
  * `petLine` and `readPetLine` write and read a pet with its key as one line of JSON.
  *
  * ```ts
@@ -48,6 +49,24 @@ export async function importPets(store: Pick<PetStore, "importPets">, pets: Asyn
   let expired = 0;
   const summary = await store.importPets(checked(pets, Date.now(), () => expired++), options);
   return { ...summary, keysLeft: summary.keysLeft + expired };
+}
+
+/**
+ * Checks `pets` as `importPets` checks them on their way to a store, storing nothing (a backup
+ * verified without restoring it): resolves with what an import of them into an empty store takes,
+ * or rejects with `ImportRefusedError` naming the first pet refused.
+ */
+export async function checkPets(pets: AsyncIterable<MovedPet> | Iterable<MovedPet>): Promise<ImportSummary> {
+  let expired = 0;
+  let count = 0;
+  let lastId = 0;
+  let keys = 0;
+  for await (const { pet, key } of checked(pets, Date.now(), () => expired++)) {
+    count++;
+    lastId = pet.id;
+    if (key !== undefined) keys++;
+  }
+  return { count, lastId, keys, keysLeft: expired };
 }
 
 /** `pets`, each checked, with keys older than 24 hours (counted by `onExpired`) taken off. */
