@@ -62,6 +62,7 @@ export function importSteps(options: ImportOptions, held: { readonly count: numb
 
 /** What `writeImport` put in the copy, besides the file's own lines. */
 export interface ImportedLines {
+  /** How many pets were imported. */
   readonly count: number;
   /** The last imported pet's id, 0 when none was. */
   readonly lastId: number;
