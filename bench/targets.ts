@@ -3,7 +3,7 @@
  * The benchmark's targets: which run in each scenario on each runtime, and how each is started on
  * a free port and filled with the pets every target starts with.
  */
-import { existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KEY, seedPet } from "./fixtures.ts";
 import type { Sink } from "./otlp-sink-process.ts";
@@ -169,5 +169,7 @@ export function writeDataFile(path: string, count: number): void {
   const lines = ['{"format":"animal-store-pets","version":1}'];
   for (let id = 1; id <= count; id++) lines.push(JSON.stringify({ id, ...seedPet(id, count) }));
   writeFileSync(path, `${lines.join("\n")}\n`);
+  // The mark an earlier run's creates left beside it would number this run's creates above them.
+  rmSync(`${path}.last-id`, { force: true });
 }
 
