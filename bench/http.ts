@@ -235,13 +235,13 @@ const table: string[] = [
 
 /** Each traced target against the same target untraced: the project's default, Hono and the runtime's peer. */
 const tracedTable: string[] = [
-  "| runtime | scenario | project traced ÷ default | Hono traced ÷ bare | peer | peer traced ÷ bare |",
-  "|---|---|---|---|---|---|",
+  "| runtime | scenario | project traced req/s | ÷ default | Hono traced req/s | ÷ bare Hono | peer | peer traced req/s | ÷ bare peer |",
+  "|---|---|---|---|---|---|---|---|---|",
   ...RUNTIMES.flatMap((runtime) => SCENARIOS.filter((scenario) => planFor(runtime, scenario).includes("project-traced")).map((scenario) => {
     const runtimeName = { bun: "Bun", deno: "Deno", node: "Node" }[runtime];
-    const peer = PEER[runtime];
-    const peerCell = peer === undefined ? "–" : ratioCell(runsOf(runtime, scenario, PEER_TRACED[runtime]), runsOf(runtime, scenario, peer));
-    return `| ${runtimeName} | ${scenario} | ${ratioCell(runsOf(runtime, scenario, "project-traced"), runsOf(runtime, scenario, "project"))} | ${ratioCell(runsOf(runtime, scenario, "hono-traced"), runsOf(runtime, scenario, "hono"))} | ${peer === undefined ? "–" : peerName(runtime)} | ${peerCell} |`;
+    const [project, hono, peer] = [runsOf(runtime, scenario, "project-traced"), runsOf(runtime, scenario, "hono-traced"), runsOf(runtime, scenario, PEER_TRACED[runtime])];
+    const peerCells = PEER[runtime] === undefined ? "– | – | –" : `${peerName(runtime)} | ${rateMedian(peer)} | ${ratioCell(peer, runsOf(runtime, scenario, PEER[runtime]))}`;
+    return `| ${runtimeName} | ${scenario} | ${rateMedian(project)} | ${ratioCell(project, runsOf(runtime, scenario, "project"))} | ${rateMedian(hono)} | ${ratioCell(hono, runsOf(runtime, scenario, "hono"))} | ${peerCells} |`;
   })),
 ];
 
