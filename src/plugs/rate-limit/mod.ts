@@ -11,10 +11,11 @@
  * request moves it one interval (`seconds / requests`) later and is admitted while it stays within
  * `burst` intervals of now. One number per party, no timer, no sweeping on the way of a request.
  *
- * Memory is bounded: keys are counted by their index in the configured list; addresses in one table
- * of at most `maxAddresses` entries. When the table is full, entries whose bucket is full again are
- * dropped (forgetting them changes nothing), at most once a second; if none is, new addresses share
- * one overflow entry until room is made.
+ * Memory is bounded: keys are counted by their names (`PlugSetup.keys`: the one lookup the app makes
+ * per request), one number each, and a name the app no longer accepts is forgotten once its bucket
+ * is full again; addresses in one table of at most `maxAddresses` entries. When the table is full,
+ * entries whose bucket is full again are dropped (forgetting them changes nothing), at most once a
+ * second; if none is, new addresses share one overflow entry until room is made.
  *
  * ```ts
  * import { createApp, createMemoryStore } from "animal-store";
@@ -22,10 +23,9 @@
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [rateLimit({ requests: 100, seconds: 1 })] });
  * ```
  */
-import type { ConnectionInfo, Plug, PlugOutcome, PlugSetup, Validation } from "../../mod.ts";
+import type { ConnectionInfo, KeyRing, Plug, PlugOutcome, PlugSetup, Validation } from "../../mod.ts";
 import { errorResponse } from "../../mod.ts";
 import { clientAddress, peerAddress } from "./_client-address.ts";
-import { createKeyIndex } from "./_key-index.ts";
 
 /** A rate limit: `requests` per `seconds` on average, at most `burst` at once. */
 export interface RateLimit {
@@ -93,20 +93,18 @@ const EPSILON = 1e-6;
 export function rateLimit(limit: RateLimit): Plug {
   const problem = rateLimitProblem(limit);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
-  return ({ apiKeys, forwardedFor }) => ({ name: "rateLimit", late: createRateLimiter(limit, apiKeys, forwardedFor) });
+  return ({ keys, forwardedFor }) => ({ name: "rateLimit", late: createRateLimiter(limit, keys, forwardedFor) });
 }
 
 /** Counts one request against the limit of its key or address. */
 type RateLimiter = (request: Request, path: string, connection: ConnectionInfo | undefined) => PlugOutcome;
 
-function createRateLimiter(limit: RateLimit, apiKeys: readonly string[], forwardedFor: PlugSetup["forwardedFor"]): RateLimiter {
+function createRateLimiter(limit: RateLimit, keys: KeyRing, forwardedFor: PlugSetup["forwardedFor"]): RateLimiter {
   const interval = (limit.seconds * 1000) / limit.requests;
   const burst = limit.burst ?? limit.requests;
   const capacity = burst * interval;
   const policy = `"default";q=${burst};w=${Math.max(1, Math.ceil(capacity / 1000 - EPSILON))}`;
-  const keyIndex = createKeyIndex(apiKeys);
-  // Each key's theoretical arrival time (ms, on performance.now()'s clock); 0 is a full bucket.
-  const keyTats = new Float64Array(apiKeys.length);
+  const named = createKeyTable(keys);
   const addresses = createAddressTable(limit.maxAddresses ?? DEFAULT_MAX_ADDRESSES);
   const described = describeRateLimit(limit);
 
@@ -130,13 +128,36 @@ function createRateLimiter(limit: RateLimit, apiKeys: readonly string[], forward
 
   return (request, path, connection) => {
     const now = performance.now();
-    const key = keyIndex(request.headers.get("authorization"));
-    const address = key === -1 ? addresses.countedAs(clientAddress(forwardedFor(request.headers), peerAddress(request, connection)), now) : "";
-    const tat = Math.max(key === -1 ? addresses.tatOf(address) : keyTats[key]!, now) + interval;
-    if (tat - now > capacity + EPSILON) return { answer: refusal(request, path, key !== -1, tat - now - capacity) };
-    if (key === -1) addresses.set(address, tat);
-    else keyTats[key] = tat;
+    const check = keys.keyOf(request);
+    // A valid key is counted by its name, the one stable, non-secret id of a key; anything else by its address.
+    const key = check.outcome === "valid" ? check.key.name : undefined;
+    const address = key === undefined ? addresses.countedAs(clientAddress(forwardedFor(request.headers), peerAddress(request, connection)), now) : "";
+    const tat = Math.max(key === undefined ? addresses.tatOf(address) : named.tatOf(key), now) + interval;
+    if (tat - now > capacity + EPSILON) return { answer: refusal(request, path, key !== undefined, tat - now - capacity) };
+    if (key === undefined) addresses.set(address, tat);
+    else named.set(key, tat, now);
     return { headers: { "ratelimit-policy": policy, ratelimit: serviceLimit(tat - now) } };
+  };
+}
+
+/** The theoretical arrival time of each key by name (ms, on performance.now()'s clock); absent is a full bucket. */
+interface KeyTable {
+  tatOf(name: string): number;
+  set(name: string, tat: number, now: number): void;
+}
+
+/** One number per key: past the ring's size (names the app no longer accepts), full buckets are dropped, at most once a second. */
+function createKeyTable(keys: KeyRing): KeyTable {
+  const tats = new Map<string, number>();
+  let nextSweep = 0;
+  return {
+    tatOf: (name) => tats.get(name) ?? 0,
+    set(name, tat, now) {
+      tats.set(name, tat);
+      if (tats.size <= keys.size || now < nextSweep) return;
+      nextSweep = now + SWEEP_INTERVAL_MS;
+      for (const [entry, entryTat] of tats) if (entryTat <= now) tats.delete(entry);
+    },
   };
 }
 

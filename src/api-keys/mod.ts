@@ -1,0 +1,130 @@
+/**
+ * @module
+ * The API keys an app accepts, as a key ring: each key with a name (what the access log, traces and
+ * the rate limit call its client), the key itself or only its SHA-256, a scope (`read` or `write`) and
+ * an expiry. A request's bearer token is hashed and its key found by that digest in one lookup,
+ * however many keys there are and however much of a guess is right. A request is looked up once,
+ * and every part of the app that asks again (the rate limit, the log) gets the same answer; the host
+ * may replace every key at once while the app serves (`replace`), and a request is then answered by
+ * the old set or the new one, never by both.
+ *
+ * ```ts
+ * import { createApp, createKeyRing, createMemoryStore } from "../mod.ts";
+ * const keys = createKeyRing(["secret", { name: "reports", key: "read-only-secret", scope: "read" }]);
+ * const app = createApp({ store: createMemoryStore(), apiKeys: keys });
+ * keys.replace([{ name: "shop", key: "new-secret" }, { name: "reports", key: "read-only-secret", scope: "read" }]);
+ * ```
+ */
+import type { ApiKey, KnownKey } from "./_entry-rules.ts";
+import type { KeyChanges, KeySet } from "./_key-set.ts";
+import { MAX_KEY_LENGTH } from "./_entry-rules.ts";
+import { changesBetween, indexOf, keySetOf } from "./_key-set.ts";
+import { digestBase64url, sha256, sha256Scratch } from "./_sha256.ts";
+
+export type { ApiKey, ApiKeyEntry, KeyScope, KnownKey } from "./_entry-rules.ts";
+export type { KeyChanges } from "./_key-set.ts";
+export { HASH_PREFIX, isBearerToken, KEY_SCOPES, MAX_KEY_LENGTH } from "./_entry-rules.ts";
+
+/** What a request's `Authorization` says: a known key (valid, or past its expiry), or none (no bearer token, or one no key has). */
+export type KeyCheck =
+  | { readonly outcome: "valid" | "expired"; readonly key: KnownKey }
+  | { readonly outcome: "missing" | "invalid"; readonly key?: undefined };
+
+/** The keys an app accepts, which the host may replace while the app serves. */
+export interface KeyRing {
+  /** The key `request` carries, found once: asked again for the same request, the same answer, even across a `replace`. */
+  keyOf(request: Request): KeyCheck;
+  /** Puts `keys` in place of every key at once, counting by name what changed; throws a `RangeError`, and keeps the keys it had, when one of them is wrong. */
+  replace(keys: readonly ApiKey[]): KeyChanges;
+  /** How many keys it holds. */
+  readonly size: number;
+}
+
+const MISSING: KeyCheck = Object.freeze({ outcome: "missing" });
+const INVALID: KeyCheck = Object.freeze({ outcome: "invalid" });
+
+/** A ring of `keys`; throws a `RangeError` naming the entry when one is wrong, two share a name or a key, or none is left unexpired. */
+export function createKeyRing(keys: readonly ApiKey[]): KeyRing {
+  let set: KeySet = keySetOf(keys, Date.now());
+  const checked = new WeakMap<Request, KeyCheck>();
+  const scratch = sha256Scratch();
+  return {
+    keyOf(request) {
+      let check = checked.get(request);
+      if (check === undefined) {
+        check = lookUp(set, request.headers.get("authorization"));
+        checked.set(request, check);
+      }
+      return check;
+    },
+    replace(keys) {
+      const replacing = keySetOf(keys, Date.now());
+      const changes = changesBetween(set, replacing);
+      set = replacing;
+      return changes;
+    },
+    get size() {
+      return set.keys.length;
+    },
+  };
+
+  /** Finds the key of an `Authorization` value in `set`: its token hashed (each character a byte), the digest looked up. */
+  function lookUp(keys: KeySet, authorization: string | null): KeyCheck {
+    const token = authorization === null ? undefined : bearerToken(authorization);
+    if (token === undefined) return MISSING;
+    if (token.end - token.start > MAX_KEY_LENGTH || !isVisibleAscii(authorization!, token.start, token.end)) return INVALID;
+    sha256(authorization!, token.start, token.end, scratch);
+    const index = indexOf(keys, scratch.digest);
+    if (index === -1) return INVALID;
+    const key = keys.keys[index]!;
+    return { outcome: key.expiresAt !== undefined && Date.now() >= key.expiresAt ? "expired" : "valid", key };
+  }
+}
+
+/** The keys `apiKeys` names: the ring itself, or a ring made of the list; a `TypeError` for anything else. */
+export function keyRingOf(apiKeys: readonly ApiKey[] | KeyRing): KeyRing {
+  if (Array.isArray(apiKeys)) return createKeyRing(apiKeys as readonly ApiKey[]);
+  if (typeof (apiKeys as Partial<KeyRing> | undefined)?.keyOf === "function") return apiKeys as KeyRing;
+  throw new TypeError("Cannot check API keys: apiKeys must be a list of keys or a key ring (createKeyRing)");
+}
+
+/** The SHA-256 of an `Authorization` value's bearer token, base64url-encoded (43 characters): what stores keep to name a key's client. */
+export function tokenDigest(authorization: string | null): string {
+  const token = authorization === null ? undefined : bearerToken(authorization);
+  const scratch = sha256Scratch();
+  if (token === undefined) sha256("", 0, 0, scratch);
+  else sha256(authorization!, token.start, token.end, scratch);
+  return digestBase64url(scratch.digest);
+}
+
+const BEARER = "bearer";
+const SPACE = 0x20;
+
+/**
+ * Where the token of `Bearer <token>` lies in a header, read without a regular expression or a new
+ * string: the scheme in any case, one or more spaces, the token, trailing spaces (RFC 6750 §2.1, RFC
+ * 9110 §11.4); `undefined` for another scheme or none. The token may be empty: no key matches it.
+ */
+function bearerToken(header: string): { start: number; end: number } | undefined {
+  if (header.length < BEARER.length) return undefined;
+  for (let i = 0; i < BEARER.length; i++) {
+    // `| 0x20` lowers an ASCII capital; no other character becomes a letter of "bearer" by it.
+    if ((header.charCodeAt(i) | 0x20) !== BEARER.charCodeAt(i)) return undefined;
+  }
+  if (header.length > BEARER.length && header.charCodeAt(BEARER.length) !== SPACE) return undefined;
+  let start = BEARER.length;
+  while (start < header.length && header.charCodeAt(start) === SPACE) start++;
+  let end = header.length;
+  while (end > start && header.charCodeAt(end - 1) === SPACE) end--;
+  return { start, end };
+}
+
+/** Whether `text[start, end)` is visible ASCII, as every key is: anything else is no key, and is not hashed. */
+function isVisibleAscii(text: string, start: number, end: number): boolean {
+  let outside = 0;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    outside |= (code - 0x21) | (0x7e - code);
+  }
+  return outside >= 0;
+}
