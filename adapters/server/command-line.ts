@@ -10,6 +10,7 @@ import { urlHost } from "../_serve.ts";
 import { HEALTH_PATH } from "../../src/plugs/health/mod.ts";
 import { runtimeOf } from "./_process-metrics.ts";
 import { defaultOf, SETTINGS } from "./settings.ts";
+import { KEY_USAGE } from "./key-command.ts";
 
 /** How long `health` waits for an answer before calling the server unhealthy. */
 const HEALTH_TIMEOUT_MS = 5_000;
@@ -38,6 +39,7 @@ export function usage(): string {
     "       animal-store health [--url URL]     exit 0 if GET /health answers 200, 1 otherwise",
     "       animal-store export [--out FILE]    every pet of the store, as JSON Lines (docs/stores.md)",
     "       animal-store import [--in FILE] [--append]   an export into the store, keeping ids, all or nothing",
+    `       ${KEY_USAGE}`,
     "       animal-store --help | --version",
     "",
     "Settings: each flag mirrors an environment variable (a flag wins). Flag, variable, default:",

@@ -1,11 +1,13 @@
 /**
  * @module
- * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
- * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
- * the base URL, and on SIGINT/SIGTERM/SIGHUP finish in-flight requests, close the store and exit 0.
+ * The standalone server, whatever the runtime: read the settings (secrets from their files), the API
+ * keys, open the store, serve the API with its plugs (`GET /health` first) and its wraps (the access
+ * log, the metrics, `Server-Timing`), print the base URL, and on SIGINT/SIGTERM finish in-flight
+ * requests, close the store and exit 0. SIGHUP reads `API_KEYS_FILE` again; without one it stops as
+ * SIGTERM does (docs/decisions.md).
  */
 import process from "node:process";
-import type { App, PetStore, Plug, Wrap } from "../../src/mod.ts";
+import type { App, KeyRing, PetStore, Plug, Wrap } from "../../src/mod.ts";
 import type { GeneratedKey } from "./api-key-file.ts";
 import type { Config } from "./config.ts";
 import type { Notices } from "./notices.ts";
@@ -13,7 +15,7 @@ import type { TraceSettings } from "./trace-settings.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve, Server } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
-import { createApp } from "../../src/mod.ts";
+import { createApp, createKeyRing } from "../../src/mod.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { TraceExport } from "./_otlp-export.ts";
@@ -22,7 +24,11 @@ import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { runCommand } from "./command-line.ts";
 import { runMove } from "./move-commands.ts";
 import { NOTICES_TO_STDERR } from "./_move-common.ts";
-import { readConfig } from "./config.ts";
+import { readConfig, settingsOf } from "./config.ts";
+import { keyReloader, readKeyFile } from "./key-file.ts";
+import { runKeyCommand } from "./key-command.ts";
+import { removePidFile, writePidFile } from "./pid-file.ts";
+import { readSecretFiles, secretFlagWarning } from "./secret-settings.ts";
 import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
@@ -59,30 +65,37 @@ export type ChooseServe = (config: Config) => Serve;
 export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): Promise<void> {
   const args = process.argv.slice(2);
   if (args[0] === "export" || args[0] === "import") return void (process.exitCode = await runMove(args, process.env, (config) => openStore(config, { runtime, notices: NOTICES_TO_STDERR })));
+  if (args[0] === "key") return void (process.exitCode = await runKeyCommand(args.slice(1)));
   const answered = await runCommand(args, process.env);
   if (answered !== undefined) return void (process.exitCode = answered);
-  const result = readConfig(process.env, args);
+  const fromFiles = await readSecretFiles(settingsOf(process.env, args, []));
+  if (!fromFiles.ok) return fail(fromFiles.issues);
+  const result = readConfig(process.env, args, fromFiles.value);
   if (!result.ok) return fail(result.issues);
   // Before the key file is kept beside the store: a folder that takes no files is named as its setting.
   const problem = (await hostProblem(result.value.host)) ?? serverStore(result.value).problem?.(result.value);
   if (problem !== undefined) return fail([problem]);
   const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
+  const keys = await serverKeys(config, generated !== undefined);
   const serve = chooseServe(config);
   const output = createOutput();
   const notices = createNotices(config.log, output);
   takeProcessWarnings(notices);
-  const traces = await traceExport(config.trace, runtime);
+  for (const flag of config.secretFlags ?? []) notices.warn(secretFlagWarning(flag));
+  const traces = await traceExport(config.trace, runtime, keys);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, { runtime, notices, metrics, traces });
   const observed = metrics?.observeStore(opened) ?? opened;
   const store = traces?.tracing.store(observed) ?? observed;
   let stopping = false;
-  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
-  const server = await serve(serverApp(config, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, keys, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
+  const server = await serve(serverApp(config, keys, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (generated !== undefined) notices.info(keyNotice(generated, config.store));
+  if (config.keyFile !== undefined) notices.info(`API keys from API_KEYS_FILE "${config.keyFile}": ${keys.size} (SIGHUP reads it again)`);
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
+  if (config.pidFile !== undefined) await writePidFile(config.pidFile).catch(async (error: unknown) => (await store.close(), fail([`PID_FILE "${config.pidFile}" cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); set PID_FILE to a file in a folder this user can write`])));
   notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
   notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
@@ -107,6 +120,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     await server.close();
     await metricsServer?.close();
     await closeStore();
+    if (config.pidFile !== undefined) await removePidFile(config.pidFile);
     // The spans of the last answers are sent within what is left of the grace, whatever the collector does.
     if (traces !== undefined) await flushTraces(traces, SHUTDOWN_GRACE_MS - TRACE_FLUSH_MARGIN_MS - (performance.now() - stopped), notices);
     if (late) return;
@@ -114,17 +128,32 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     notices.info("stopped");
     process.exit(0);
   };
-  // SIGHUP (a closed terminal or ssh session) stops as the other two do, never with the default
-  // action that leaves the lock behind; there are no settings to reload (docs/decisions.md).
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, stop);
+  // SIGHUP reads the key file again, and nothing else (every other setting needs a restart). Without
+  // one there is nothing to read, and it stops as the other two do (a closed terminal or ssh
+  // session), never with the default action that leaves the lock behind (docs/decisions.md).
+  const reload = config.keyFile === undefined ? undefined : keyReloader(config.keyFile, keys, notices);
+  process.on("SIGHUP", () => (stopping ? undefined : reload === undefined ? stop() : reload()));
+}
+
+/** The API keys: the key file's (exit 2 naming its problems, each with its line), or `API_KEYS`'s, or the one generated. */
+async function serverKeys(config: Config, generated: boolean): Promise<KeyRing> {
+  if (config.keyFile === undefined) return createKeyRing(generated ? [{ name: "generated", key: config.apiKeys[0]! }] : config.apiKeys);
+  const read = await readKeyFile(config.keyFile);
+  if (!read.ok) return fail(read.issues.map((issue) => `API_KEYS_FILE "${config.keyFile}"${issue.startsWith("line ") ? ", " : ": "}${issue}`));
+  try {
+    return createKeyRing(read.value);
+  } catch (error) {
+    return fail([`API_KEYS_FILE "${config.keyFile}": ${(error as Error).message}`]);
+  }
 }
 
 /** The API with its plugs, and its wraps around it. */
-function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined, traces: TraceExport | undefined): App {
+function serverApp(config: Config, keys: KeyRing, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined, traces: TraceExport | undefined): App {
   const { publicUrl, trustProxy } = config.edge;
   const app = createApp({
     store,
-    apiKeys: config.apiKeys,
+    apiKeys: keys,
     trustProxy,
     plugs: serverPlugs(config, stopping, metrics),
     ...(publicUrl === "" ? {} : { publicUrl }),
@@ -163,11 +192,11 @@ function serverPlugs(config: Config, stopping: () => boolean, metrics: Metrics |
 }
 
 /** Starts the span export when it is configured, loading the OpenTelemetry SDK (or the runtime's); exits 1 naming the install line when it is missing. */
-async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions): Promise<TraceExport | undefined> {
+async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions, keys: KeyRing): Promise<TraceExport | undefined> {
   if (settings === undefined && runtime.exportsTraces !== true) return undefined;
   try {
     const { startRuntimeTraces, startTraceExport } = await import("./_otlp-export.ts");
-    return runtime.exportsTraces === true ? await startRuntimeTraces() : await startTraceExport(settings!);
+    return runtime.exportsTraces === true ? await startRuntimeTraces(keys) : await startTraceExport(settings!, keys);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
