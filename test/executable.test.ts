@@ -169,7 +169,8 @@ describe("the executable serving", () => {
     const made = [await run(["key", "--name", "shop", "--key-out", "data/shop.key"]), await run(["key", "--name", "reports", "--scope", "read", "--key-out", "data/reports.key"])];
     expect(made.map((result) => result.code)).toEqual([0, 0]);
     writeFileSync(keyFile, made.map((result) => result.stdout).join(""), { mode: 0o600 });
-    const [shop, reports] = ["shop", "reports"].map((name) => ({ authorization: `Bearer ${readFileSync(join(folder, "data", `${name}.key`), "utf8").trim()}` }));
+    const bearerOf = (name: string) => ({ authorization: `Bearer ${readFileSync(join(folder, "data", `${name}.key`), "utf8").trim()}` });
+    const [shop, reports] = [bearerOf("shop"), bearerOf("reports")];
     const server = await start({ STORE: "memory", API_KEYS: "", API_KEYS_FILE: "data/keys", PID_FILE: "data/exe.pid" });
     try {
       expect((await fetch(`${server.url}/pets`, { method: "POST", headers: { ...shop, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' })).status).toBe(201);

@@ -3,7 +3,8 @@
  * The server's key file, `API_KEYS_FILE`: read at start and again on SIGHUP. The file gets the checks
  * of the server's own secrets (`_files/secret-file.ts`: a regular file, no link, FIFO or device, that
  * no other user may read or change) with a bound of 32 MiB (100,000 keys take about 10 MiB), must not
- * change while it is read, must be UTF-8, and is parsed as `src/api-keys/key-file.ts` says. A problem
+ * change while it is read (nor, written less than 100 ms before, for 100 ms after), must be UTF-8, and
+ * is parsed as `src/api-keys/key-file.ts` says. A problem
  * stops the start (exit 2); at a reload the keys in use stay and one line says why.
  */
 import type { ApiKeyEntry, KeyRing, Validation } from "../../src/mod.ts";
@@ -15,6 +16,9 @@ import { errorCode } from "../_files/error-code.ts";
 
 /** The largest key file: room for 100,000 keys of long names, scopes, expiries and comments. */
 export const MAX_KEY_FILE_BYTES: number = 32 * 1024 * 1024;
+
+/** How long a key file written a moment before it is read must then stay as it was, to be taken. */
+const SETTLE_MS = 100;
 
 /** How many of a reload's problems its one line names. */
 const PROBLEMS_IN_A_LINE = 3;
@@ -75,7 +79,8 @@ export function keyReloader(path: string, keys: KeyRing, notices: Notices): () =
 function notReloaded(path: string, keys: KeyRing, problems: readonly string[]): string {
   const named = problems.slice(0, PROBLEMS_IN_A_LINE).join("; ");
   const more = problems.length > PROBLEMS_IN_A_LINE ? `; and ${problems.length - PROBLEMS_IN_A_LINE} more` : "";
-  return `animal-store: API_KEYS_FILE "${path}" not reloaded, the ${keys.size} keys in use stay: ${named}${more}`;
+  const inUse = keys.size === 1 ? "the 1 key in use stays" : `the ${keys.size} keys in use stay`;
+  return `animal-store: API_KEYS_FILE "${path}" not reloaded, ${inUse}: ${named}${more}`;
 }
 
 /** The file's bytes, read once it passed its checks and only if it did not change meanwhile; or what is wrong. */
@@ -93,8 +98,10 @@ async function readWhole(path: string): Promise<Uint8Array | string> {
     const bytes = new Uint8Array(Math.min(stats.size, MAX_KEY_FILE_BYTES) + 1);
     let length = 0;
     for (let read = -1; read !== 0 && length < bytes.length;) length += read = (await handle.read(bytes, length, bytes.length - length, length)).bytesRead;
+    // A writer between the look and the end of the read, or, for a file written a moment ago, in the
+    // moment after: a file written in place in several writes (cp, an editor) may be read between two.
+    if (Date.now() - stats.mtimeMs < SETTLE_MS) await new Promise((settled) => setTimeout(settled, SETTLE_MS));
     const after = await handle.stat();
-    // A writer between the look and the end of the read: its file may be half written.
     if (length !== stats.size || after.size !== stats.size || after.mtimeMs !== stats.mtimeMs || after.ctimeMs !== stats.ctimeMs) {
       return "it changed while it was read; write a new file beside it and rename it into place (mv), which is never seen half written";
     }
