@@ -53,9 +53,19 @@ describe("a key ring", () => {
     ["a byte past ASCII", "Bearer k\u00ff", "invalid"],
     ["a token past 1,024 characters", `Bearer ${"k".repeat(1025)}`, "invalid"],
     ["the scheme in capitals, spaces around", "BEARER   k  ", "valid"],
-  ])("%s is %s", (_, header, outcome) => {
-    const keys = createKeyRing(["k"]);
-    expect(keys.keyOf(new Request("http://x/", { headers: header === undefined ? {} : { authorization: header } })).outcome).toBe(outcome as never);
+  ])("%s is %s, whether the ring compares its few keys or looks the digest up", (_, header, outcome) => {
+    // One key given as itself is compared with the token; five are found by the token's digest.
+    for (const keys of [createKeyRing(["k"]), createKeyRing(["k", "l", "m", "n", "o"]), createKeyRing([{ name: "a", key: hashOf("k") }])]) {
+      expect(keys.keyOf(new Request("http://x/", { headers: header === undefined ? {} : { authorization: header } })).outcome).toBe(outcome as never);
+    }
+  });
+
+  test("a key that is a prefix or an extension of a token, or differs in one character, is no match on either path", () => {
+    for (const keys of [createKeyRing(["abcdef"]), createKeyRing(["abcdef", "l", "m", "n", "o"])]) {
+      for (const token of ["abcde", "abcdefg", "abcdeF", "Abcdef", "abcdef="]) {
+        expect({ token, outcome: keys.keyOf(new Request("http://x/", { headers: { authorization: `Bearer ${token}` } })).outcome }).toEqual({ token, outcome: "invalid" });
+      }
+    }
   });
 
   test.each([

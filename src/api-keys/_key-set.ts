@@ -7,11 +7,21 @@
  * words, so the time taken never tells how much of a digest matched.
  */
 import type { ApiKey, ApiKeyEntry, KnownKey } from "./_entry-rules.ts";
-import { expiryOf, keyHash, keyProblem, nameProblem, scopeProblem } from "./_entry-rules.ts";
+import { expiryOf, HASH_PREFIX, keyHash, keyProblem, nameProblem, scopeProblem } from "./_entry-rules.ts";
+
+/**
+ * At most this many keys, each given as the key itself, are compared with a token one by one, in
+ * constant time, rather than found by its digest: the default configuration's one key (`API_KEYS`,
+ * or the generated one) then costs a request what it did before the ring (a speed device, measured
+ * in bench/RESULTS.md). The comparison's time depends on the keys' lengths only.
+ */
+const COMPARED_AT_MOST = 4;
 
 /** The keys of one set, their digests and the table that finds them. */
 export interface KeySet {
   readonly keys: readonly KnownKey[];
+  /** The keys themselves, in the order of `keys`, when every key was given so and there are at most `COMPARED_AT_MOST`. */
+  readonly plain: readonly string[] | undefined;
   /** Eight words per key, in the order of `keys`. */
   readonly digests: Int32Array;
   /** A digest's first word (its low 30 bits, a small integer to every engine) → the first key whose digest starts so. */
@@ -36,6 +46,7 @@ export function keySetOf(keys: readonly ApiKey[], now: number): KeySet {
   const first = new Map<number, number>();
   const next = new Int32Array(keys.length).fill(-1);
   const names = new Map<string, number>();
+  const plain: string[] = [];
   for (const [index, given] of keys.entries()) {
     const entry: ApiKeyEntry = typeof given === "string" ? { name: `key-${index + 1}`, key: given } : given;
     const where = typeof given === "string" ? `apiKeys[${index}]` : `apiKeys[${index}] (${JSON.stringify(String(entry.name))})`;
@@ -47,7 +58,8 @@ export function keySetOf(keys: readonly ApiKey[], now: number): KeySet {
     if (twin !== undefined) throw new RangeError(`Cannot check API keys: ${where}: the name is already apiKeys[${twin}]'s`);
     names.set(entry.name, index);
     writeHash(digests, index, keyHash(entry.key));
-    const same = indexOf({ keys: known, digests, first, next }, digests.subarray(index * 8, index * 8 + 8));
+    if (!entry.key.startsWith(HASH_PREFIX)) plain.push(entry.key);
+    const same = indexOf({ keys: known, plain: undefined, digests, first, next }, digests.subarray(index * 8, index * 8 + 8));
     if (same !== -1) throw new RangeError(`Cannot check API keys: ${where}: the same key as apiKeys[${same}] (${JSON.stringify(known[same]!.name)})`);
     link(first, next, digests[index * 8]!, index);
     // The name copied: a slice of a key file's text would keep the whole text alive with the set.
@@ -56,7 +68,20 @@ export function keySetOf(keys: readonly ApiKey[], now: number): KeySet {
   if (known.every((key) => key.expiresAt !== undefined && key.expiresAt <= now)) {
     throw new RangeError(`Cannot check API keys: every key has expired (the last at ${new Date(Math.max(...known.map((key) => key.expiresAt!))).toISOString()}), so no request would be accepted`);
   }
-  return { keys: known, digests, first, next };
+  return { keys: known, plain: plain.length === known.length && plain.length <= COMPARED_AT_MOST ? plain : undefined, digests, first, next };
+}
+
+/** The index of the key `text[start, end)` equals, or -1: every key compared over its whole length, whatever differs. */
+export function indexOfToken(keys: readonly string[], text: string, start: number, end: number): number {
+  let found = -1;
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]!;
+    let difference = (end - start) ^ key.length;
+    // Past the token's end a 0 stands in, which no key holds: still a difference.
+    for (let i = 0; i < key.length; i++) difference |= key.charCodeAt(i) ^ (start + i < end ? text.charCodeAt(start + i) : 0);
+    if (difference === 0) found = index;
+  }
+  return found;
 }
 
 /** The index of the key whose digest is `digest`, or -1; every key starting as it does is compared over all eight words. */

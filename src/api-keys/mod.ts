@@ -18,7 +18,7 @@
 import type { ApiKey, KnownKey } from "./_entry-rules.ts";
 import type { KeyChanges, KeySet } from "./_key-set.ts";
 import { MAX_KEY_LENGTH } from "./_entry-rules.ts";
-import { changesBetween, indexOf, keySetOf } from "./_key-set.ts";
+import { changesBetween, indexOf, indexOfToken, keySetOf } from "./_key-set.ts";
 import { digestBase64url, sha256, sha256Scratch } from "./_sha256.ts";
 
 export type { ApiKey, ApiKeyEntry, KeyScope, KnownKey } from "./_entry-rules.ts";
@@ -68,16 +68,21 @@ export function createKeyRing(keys: readonly ApiKey[]): KeyRing {
     },
   };
 
-  /** Finds the key of an `Authorization` value in `set`: its token hashed (each character a byte), the digest looked up. */
+  /** Finds the key of an `Authorization` value in `keys`: by its digest, or among a few keys given as themselves by comparing with each. */
   function lookUp(keys: KeySet, authorization: string | null): KeyCheck {
     const token = authorization === null ? undefined : bearerToken(authorization);
     if (token === undefined) return MISSING;
     if (token.end - token.start > MAX_KEY_LENGTH || !isVisibleAscii(authorization!, token.start, token.end)) return INVALID;
-    sha256(authorization!, token.start, token.end, scratch);
-    const index = indexOf(keys, scratch.digest);
+    const index = keys.plain !== undefined ? indexOfToken(keys.plain, authorization!, token.start, token.end) : indexOfDigest(keys, authorization!, token.start, token.end);
     if (index === -1) return INVALID;
     const key = keys.keys[index]!;
     return { outcome: key.expiresAt !== undefined && Date.now() >= key.expiresAt ? "expired" : "valid", key };
+  }
+
+  /** Where the key of `text[start, end)` lies in `keys`: its SHA-256 looked up in their table. */
+  function indexOfDigest(keys: KeySet, text: string, start: number, end: number): number {
+    sha256(text, start, end, scratch);
+    return indexOf(keys, scratch.digest);
   }
 }
 
