@@ -8,7 +8,7 @@ import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { App, ConnectionInfo, Plug, PlugHeaders, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
-import type { ApiKey, KeyRing } from "./api-keys/mod.ts";
+import type { ApiKey, KeyList, KeyRing } from "./api-keys/mod.ts";
 import { keyRingOf, tokenDigest } from "./api-keys/mod.ts";
 import { insufficientScope, mayUse, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
@@ -30,9 +30,10 @@ export interface AppOptions extends PublicOriginOptions {
   readonly store: PetStore;
   /**
    * The API keys accepted: bearer tokens, or entries with a name, the key or its SHA-256, a scope and an
-   * expiry (at least one); or a key ring (`createKeyRing`) the host may replace keys in while the app serves.
+   * expiry (at least one), or a key file's keys (`parseKeyFile`); or a key ring (`createKeyRing`) the host
+   * may replace keys in while the app serves.
    */
-  readonly apiKeys: readonly ApiKey[] | KeyRing;
+  readonly apiKeys: readonly ApiKey[] | KeyList | KeyRing;
   /** The path the API is mounted under, without a trailing slash (`""` for the root). Default `/v1`. */
   readonly basePath?: string;
   /** The largest accepted request body in bytes. Default 65536 (64 KiB). */

@@ -7,7 +7,7 @@
  * is parsed as `src/api-keys/key-file.ts` says. A problem
  * stops the start (exit 2); at a reload the keys in use stay and one line says why.
  */
-import type { ApiKeyEntry, KeyRing, Validation } from "../../src/mod.ts";
+import type { KeyList, KeyRing, Validation } from "../../src/mod.ts";
 import type { Notices } from "./notices.ts";
 import { dirname, resolve } from "node:path";
 import { parseKeyFile } from "../../src/mod.ts";
@@ -23,18 +23,10 @@ const SETTLE_MS = 100;
 /** How many of a reload's problems its one line names. */
 const PROBLEMS_IN_A_LINE = 3;
 
-/** The key file's entries, or its problems, each naming its line where it has one (`line 3: …`). */
-export async function readKeyFile(path: string): Promise<Validation<ApiKeyEntry[]>> {
+/** The key file's keys, ready for the ring, or its problems, each naming its line where it has one (`line 3: …`). */
+export async function readKeyFile(path: string): Promise<Validation<KeyList>> {
   const bytes = await readWhole(path);
-  if (typeof bytes === "string") return { ok: false, issues: [bytes] };
-  let text: string;
-  try {
-    // The byte order mark kept, so that the parser refuses it by name.
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
-  } catch {
-    return { ok: false, issues: [`line ${firstLineNotUtf8(bytes)}: it is not UTF-8; save the file as UTF-8`] };
-  }
-  return parseKeyFile(text);
+  return typeof bytes === "string" ? { ok: false, issues: [bytes] } : parseKeyFile(bytes);
 }
 
 /** Why a file cannot be read because Deno was not given it (`NotCapable`), naming the flag to add; `undefined` for any other failure. */
@@ -109,21 +101,4 @@ async function readWhole(path: string): Promise<Uint8Array | string> {
   } finally {
     await handle.close();
   }
-}
-
-/** The number of the first line that is not UTF-8. */
-function firstLineNotUtf8(bytes: Uint8Array): number {
-  const decoder = new TextDecoder("utf-8", { fatal: true });
-  let line = 1;
-  for (let start = 0; start <= bytes.length; line++) {
-    const newline = bytes.indexOf(0x0a, start);
-    const end = newline === -1 ? bytes.length : newline;
-    try {
-      decoder.decode(bytes.subarray(start, end));
-    } catch {
-      return line;
-    }
-    start = end + 1;
-  }
-  return line;
 }

@@ -37,8 +37,8 @@ export const KEY_SCOPES: readonly KeyScope[] = Object.freeze(["write", "read"]);
 /** The longest key, in characters: a bearer token past it is refused without being hashed. */
 export const MAX_KEY_LENGTH = 1024;
 
-/** The form of a key's name: 1 to 64 letters, digits, `.`, `_` or `-`, the first a letter or digit. */
-export const KEY_NAME: RegExp = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The longest name of a key, in characters. */
+const MAX_NAME_LENGTH = 64;
 
 /** How a key written as its SHA-256 starts (a bearer token cannot hold `:`). */
 export const HASH_PREFIX = "sha256:";
@@ -54,9 +54,24 @@ export function isBearerToken(key: string): boolean {
   return key.length <= MAX_KEY_LENGTH && TOKEN68.test(key);
 }
 
+/**
+ * Whether `bytes[start, end)` is a key's name: 1 to 64 letters, digits, `.`, `_` or `-`, the first a
+ * letter or digit (safe as it is in a log line, a metric label or a span attribute).
+ */
+export function isKeyName(bytes: Uint8Array, start: number, end: number): boolean {
+  if (end <= start || end - start > MAX_NAME_LENGTH) return false;
+  for (let i = start; i < end; i++) {
+    const code = bytes[i]!;
+    const alphanumeric = (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a);
+    if (!alphanumeric && (i === start || (code !== 0x2e && code !== 0x5f && code !== 0x2d))) return false;
+  }
+  return true;
+}
+
 /** What is wrong with a key's name, or `undefined`. */
 export function nameProblem(name: unknown): string | undefined {
-  if (typeof name === "string" && KEY_NAME.test(name)) return undefined;
+  const bytes = typeof name === "string" ? new TextEncoder().encode(name) : undefined;
+  if (bytes !== undefined && bytes.length === (name as string).length && isKeyName(bytes, 0, bytes.length)) return undefined;
   const shown = typeof name === "string" ? JSON.stringify(name.length > 70 ? `${name.slice(0, 70)}…` : name) : String(name);
   return `the name must be 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit, got ${shown}`;
 }

@@ -95,6 +95,28 @@ function compress(h: Int32Array, w: Int32Array): void {
   h[7] = (h[7]! + k) | 0;
 }
 
+/** Reads the 64 hexadecimal digits at `bytes[start]` into eight words at `out[at]`; false, writing nothing certain, when they are not all hexadecimal. */
+export function readHexDigest(bytes: Uint8Array, start: number, out: Int32Array, at: number): boolean {
+  let valid = true;
+  for (let word = 0; word < 8; word++) {
+    let value = 0;
+    for (let i = start + word * 8; i < start + word * 8 + 8; i++) {
+      const nibble = hexValue(bytes[i] ?? 0);
+      valid &&= nibble !== -1;
+      value = (value << 4) | (nibble & 15);
+    }
+    out[at + word] = value;
+  }
+  return valid;
+}
+
+/** The value of a hexadecimal digit's character code, or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  const lower = code | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x61 + 10 : -1;
+}
+
 /** Eight words as 64 lowercase hexadecimal digits. */
 export function digestHex(words: Int32Array, from = 0): string {
   let hex = "";

@@ -15,14 +15,14 @@
  * keys.replace([{ name: "shop", key: "new-secret" }, { name: "reports", key: "read-only-secret", scope: "read" }]);
  * ```
  */
-import type { ApiKey, KnownKey } from "./_entry-rules.ts";
-import type { KeyChanges, KeySet } from "./_key-set.ts";
-import { MAX_KEY_LENGTH } from "./_entry-rules.ts";
-import { changesBetween, indexOf, indexOfToken, keySetOf } from "./_key-set.ts";
-import { digestBase64url, sha256, sha256Scratch } from "./_sha256.ts";
+import type { ApiKey, ApiKeyEntry, KnownKey } from "./_entry-rules.ts";
+import type { KeyChanges, KeyList, KeySet } from "./_key-set.ts";
+import { expiryOf, HASH_PREFIX, keyProblem, MAX_KEY_LENGTH, nameProblem, scopeProblem } from "./_entry-rules.ts";
+import { changesBetween, indexOf, indexOfToken, keySetBuilder, knownAt, lastExpiry } from "./_key-set.ts";
+import { digestBase64url, readHexDigest, sha256, sha256Scratch } from "./_sha256.ts";
 
 export type { ApiKey, ApiKeyEntry, KeyScope, KnownKey } from "./_entry-rules.ts";
-export type { KeyChanges } from "./_key-set.ts";
+export type { KeyChanges, KeyList } from "./_key-set.ts";
 export { HASH_PREFIX, isBearerToken, KEY_SCOPES, MAX_KEY_LENGTH } from "./_entry-rules.ts";
 
 /** What a request's `Authorization` says: a known key (valid, or past its expiry), or none (no bearer token, or one no key has). */
@@ -34,8 +34,8 @@ export type KeyCheck =
 export interface KeyRing {
   /** The key `request` carries, found once: asked again for the same request, the same answer, even across a `replace`. */
   keyOf(request: Request): KeyCheck;
-  /** Puts `keys` in place of every key at once, counting by name what changed; throws a `RangeError`, and keeps the keys it had, when one of them is wrong. */
-  replace(keys: readonly ApiKey[]): KeyChanges;
+  /** Puts `keys` (a list, or what `parseKeyFile` read) in place of every key at once, counting by name what changed; throws a `RangeError`, and keeps the keys it had, when one of them is wrong. */
+  replace(keys: readonly ApiKey[] | KeyList): KeyChanges;
   /** How many keys it holds. */
   readonly size: number;
 }
@@ -43,8 +43,11 @@ export interface KeyRing {
 const MISSING: KeyCheck = Object.freeze({ outcome: "missing" });
 const INVALID: KeyCheck = Object.freeze({ outcome: "invalid" });
 
-/** A ring of `keys`; throws a `RangeError` naming the entry when one is wrong, two share a name or a key, or none is left unexpired. */
-export function createKeyRing(keys: readonly ApiKey[]): KeyRing {
+/**
+ * A ring of `keys` (a list, or what `parseKeyFile` read); throws a `RangeError` naming the entry when one
+ * is wrong, two share a name or a key, or none is left unexpired.
+ */
+export function createKeyRing(keys: readonly ApiKey[] | KeyList): KeyRing {
   let set: KeySet = keySetOf(keys, Date.now());
   const checked = new WeakMap<Request, KeyCheck>();
   const scratch = sha256Scratch();
@@ -64,7 +67,7 @@ export function createKeyRing(keys: readonly ApiKey[]): KeyRing {
       return changes;
     },
     get size() {
-      return set.keys.length;
+      return set.size;
     },
   };
 
@@ -75,7 +78,7 @@ export function createKeyRing(keys: readonly ApiKey[]): KeyRing {
     if (token.end - token.start > MAX_KEY_LENGTH || !isVisibleAscii(authorization!, token.start, token.end)) return INVALID;
     const index = keys.plain !== undefined ? indexOfToken(keys.plain, authorization!, token.start, token.end) : indexOfDigest(keys, authorization!, token.start, token.end);
     if (index === -1) return INVALID;
-    const key = keys.keys[index]!;
+    const key = knownAt(keys, index);
     return { outcome: key.expiresAt !== undefined && Date.now() >= key.expiresAt ? "expired" : "valid", key };
   }
 
@@ -86,9 +89,51 @@ export function createKeyRing(keys: readonly ApiKey[]): KeyRing {
   }
 }
 
+/** The set of `keys`: a list's, checked and hashed here, or a `KeyList` as it is; a `RangeError` for a wrong one, or one with every key expired by `now`. */
+function keySetOf(keys: readonly ApiKey[] | KeyList, now: number): KeySet {
+  if (!Array.isArray(keys)) {
+    const list = keys as KeySet;
+    if (!(list.digests instanceof Int32Array)) throw new TypeError("Cannot check API keys: a key list is an array of keys or what parseKeyFile read");
+    return usable(list, now);
+  }
+  const entries = keys as readonly ApiKey[];
+  if (entries.length === 0) throw new RangeError("Cannot check API keys: no key is configured");
+  const builder = keySetBuilder(entries.length);
+  const scratch = sha256Scratch();
+  const encoder = new TextEncoder();
+  const where = (index: number) => typeof entries[index] === "string" ? `apiKeys[${index}]` : `apiKeys[${index}] (${JSON.stringify(String((entries[index] as ApiKeyEntry).name))})`;
+  for (const [index, given] of entries.entries()) {
+    const entry: ApiKeyEntry = typeof given === "string" ? { name: `key-${index + 1}`, key: given } : given;
+    const problem = nameProblem(entry.name) ?? keyProblem(entry.key) ?? scopeProblem(entry.scope);
+    const expiry = entry.expires === undefined ? { at: Infinity } : expiryOf(entry.expires);
+    if (problem !== undefined || "problem" in expiry) throw new RangeError(`Cannot check API keys: ${where(index)}: ${problem ?? (expiry as { problem: string }).problem}`);
+    const hashed = entry.key.startsWith(HASH_PREFIX);
+    const name = encoder.encode(entry.name);
+    const at = builder.add(name, 0, name.length, entry.scope === "read", expiry.at, hashed ? undefined : entry.key);
+    if (hashed) readHexDigest(encoder.encode(entry.key), HASH_PREFIX.length, builder.digests, at * 8);
+    else {
+      sha256(entry.key, 0, entry.key.length, scratch);
+      builder.digests.set(scratch.digest, at * 8);
+    }
+  }
+  const set = builder.finish();
+  if ("kind" in set) {
+    const twin = set.kind === "name" ? `the name is already apiKeys[${set.earlier}]'s` : `the same key as ${where(set.earlier)}`;
+    throw new RangeError(`Cannot check API keys: ${where(set.later)}: ${twin}`);
+  }
+  return usable(set, now);
+}
+
+/** The set, unless every key of it has expired by `now` (a `RangeError`: no request would be accepted). */
+function usable(set: KeySet, now: number): KeySet {
+  const last = lastExpiry(set);
+  if (last > now) return set;
+  throw new RangeError(`Cannot check API keys: every key has expired (the last at ${new Date(last).toISOString()}), so no request would be accepted`);
+}
+
 /** The keys `apiKeys` names: the ring itself, or a ring made of the list; a `TypeError` for anything else. */
-export function keyRingOf(apiKeys: readonly ApiKey[] | KeyRing): KeyRing {
-  if (Array.isArray(apiKeys)) return createKeyRing(apiKeys as readonly ApiKey[]);
+export function keyRingOf(apiKeys: readonly ApiKey[] | KeyList | KeyRing): KeyRing {
+  if (Array.isArray(apiKeys) || (apiKeys as Partial<KeySet>).digests instanceof Int32Array) return createKeyRing(apiKeys as readonly ApiKey[] | KeyList);
   if (typeof (apiKeys as Partial<KeyRing> | undefined)?.keyOf === "function") return apiKeys as KeyRing;
   throw new TypeError("Cannot check API keys: apiKeys must be a list of keys or a key ring (createKeyRing)");
 }
