@@ -17,11 +17,11 @@ const ROOT = join(import.meta.dir, "..");
 /** The files the page's commands make. */
 const MADE = ["data/keys", "data/shop.key", "data/reports.key", "data/shop-2.key", "data/animal-store.pid"];
 
-/** The page's "API keys" section, up to the next section. */
+/** The page's "API keys" section, up to its container parts (run by the deploy test, `deploy/test/keys.ts`). */
 function section(): string {
   const page = readFileSync(join(ROOT, "docs", "operating.md"), "utf8");
   const start = page.indexOf("\n## API keys\n");
-  return page.slice(start, page.indexOf("\n## ", start + 1));
+  return page.slice(start, page.indexOf("\n### In a container\n", start));
 }
 
 /** The fenced blocks of `language` in the section, in order. */

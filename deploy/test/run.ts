@@ -22,6 +22,7 @@ import { createChecks, waitFor } from "../../test/checks.ts";
 import { CONTAINERS_CONF, engine } from "./engine.ts";
 import type { Engine } from "./engine.ts";
 import { blocks, inSession, line, ROOT, runPrinted, section } from "./page.ts";
+import { containerKeys, removeKeyFiles, stackKeys } from "./keys.ts";
 
 const BASE = "localhost/debian:bookworm-slim";
 /** The stand-ins built here, and the names the deploy files give the images they stand in for. */
@@ -256,6 +257,7 @@ async function stack(tool: Engine, printed: readonly string[], compose: string):
       const rules = (await (await fetch("http://127.0.0.1:9090/api/v1/rules")).json()) as { data: { groups: { name: string; rules: unknown[] }[] } };
       expect("rule groups", rules.data.groups.map((group) => [group.name, group.rules.length]), [["animal-store", 5]]);
     });
+    if (tool.name === "docker") await stackKeys(tool, compose, check);
     await check(`${tool.name}: stopping the instances, each prints stopped and exits 0`, () => {
       for (const service of ["store-1", "store-2"]) {
         const container = stackContainer(tool, service);
@@ -290,6 +292,7 @@ async function engineSection(tool: Engine, compose: string): Promise<void> {
   const printed = blocks(section(SECTIONS[tool.name]));
   if (printed.length !== 4) return fail(`docs/deploy.md's "${SECTIONS[tool.name]}" has ${printed.length} sh blocks, not the 4 this test runs (image, stop, stack up, stack down)`);
   await container(tool, printed.slice(0, 2));
+  if (tool.name === "docker" && !anyFailed()) await containerKeys(tool, check);
   if (tool.name === "docker") await builders(tool, printed[0]!);
   if (!anyFailed()) await stack(tool, printed.slice(2), compose);
   tool.run(["rmi", `${PRINTED.image}:latest`]);
@@ -323,6 +326,7 @@ try {
   fail("the run stopped", error);
 } finally {
   for (const [tool, name] of added) tool.run(["rmi", name]);
+  removeKeyFiles();
 }
 console.log(`times: ${times.join(", ")}; total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 finish();
