@@ -3,7 +3,9 @@
  * The API keys an app accepts, as a key ring: each key with a name (what the access log, traces and
  * the rate limit call its client), the key itself or only its SHA-256, a scope (`read` or `write`) and
  * an expiry. A request's bearer token is hashed and its key found by that digest in one lookup,
- * however many keys there are and however much of a guess is right. A request is looked up once,
+ * however many keys there are and however much of a guess is right (a ring of at most four keys
+ * given as themselves compares the token with each instead, in constant time: `_key-set.ts`). A
+ * request is looked up once,
  * and every part of the app that asks again (the rate limit, the log) gets the same answer; the host
  * may replace every key at once while the app serves (`replace`), and a request is then answered by
  * the old set or the new one, never by both.
