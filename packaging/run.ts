@@ -373,7 +373,7 @@ await check("Hono on Node: hono/timing's Server-Timing does not pile up from one
 // The edge: the library page's Worker, bundled as a deploy would, on workerd.
 await check("workerd: the library page's Worker example, bundled, serves a create and a list", async () => {
   run([join(ROOT_BIN, "bun"), "build", "worker.js", "--outfile", "worker.bundle.js", "--target", "browser"], project);
-  const worker = await startWorkerd(project, "worker.bundle.js", [KEY]);
+  const worker = await startWorkerd(project, "worker.bundle.js", [{ name: "example", key: KEY }]);
   try {
     await createAndList(worker.url);
   } finally {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import type { Pet } from "../src/mod.ts";
+import type { ApiKeyEntry, Pet } from "../src/mod.ts";
 import type { StoreName } from "../adapters/server/stores.ts";
 import type { NodeLineRuntime, Runtime } from "./server-process.ts";
 import { allowedAt, refusedAt } from "./helpers.ts";
@@ -21,6 +21,14 @@ const AUTH = { authorization: `Bearer ${HTTP_SUITE_KEY}` };
 /** Keys the servers also accept, from their key file: one of scope read, one expired. */
 const READ_KEY = "http-suite-read-key";
 const EXPIRED_KEY = "http-suite-expired-key";
+
+/** Every key of the servers under test, as their key file holds them. */
+export const HTTP_SUITE_KEYS: readonly ApiKeyEntry[] = Object.freeze([
+  { name: "other", key: "other-key" },
+  { name: "suite", key: HTTP_SUITE_KEY },
+  { name: "reader", key: READ_KEY, scope: "read" },
+  { name: "retired", key: EXPIRED_KEY, expires: "2020-01-01T00:00:00Z" },
+]);
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
 /** A running server under test, possibly behind a proxy. */
@@ -48,13 +56,7 @@ const FRESH_STORES: Readonly<Record<StoreName, () => Promise<Record<string, stri
 export function serverTarget(runtime: Runtime | NodeLineRuntime, store: StoreName): () => Promise<Target> {
   return async () => {
     const storeSettings = await FRESH_STORES[store]();
-    const keys = [
-      { name: "other", key: "other-key" },
-      { name: "suite", key: HTTP_SUITE_KEY },
-      { name: "reader", key: READ_KEY, scope: "read" as const },
-      { name: "retired", key: EXPIRED_KEY, expires: "2020-01-01T00:00:00Z" },
-    ];
-    const server = await startServer(runtime, { API_KEYS_FILE: keyFileOf(keys), ...storeSettings });
+    const server = await startServer(runtime, { API_KEYS_FILE: keyFileOf(HTTP_SUITE_KEYS), ...storeSettings });
     return { url: server.url, directUrl: server.url, stop: async () => void (await server.stop("SIGKILL")) };
   };
 }
