@@ -19,8 +19,9 @@ export interface Timeouts {
 export const DEFAULT_TIMEOUTS: Timeouts = Object.freeze({ headerSeconds: 10, bodySeconds: 30, idleSeconds: 5 });
 
 /**
- * How long a closing answer waits while the rest of a chunked body the app left unread (an upload over
- * the limit) is read and dropped: a client still sending when the connection closes would get a reset
- * instead of the answer. An upload that is still coming after this is cut.
+ * How long a closing answer waits while the rest of a body the app left unread (an upload over the
+ * limit) is read and dropped: a client still sending when the connection closes would get a reset
+ * instead of the answer. An upload that is still coming after this is cut. Bun's own server does this
+ * for a body with a `Content-Length`; the adapters do it for the rest (`bun.ts`, `node.ts`).
  */
 export const UNREAD_BODY_WAIT_MS = 1000;

@@ -46,7 +46,7 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: withKeepAlive(withChunkedRest(draining.handler), timeouts.idleSeconds),
+    fetch: withKeepAlive(withRestDropped(draining.handler), timeouts.idleSeconds),
   });
   // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
   // on its way: so only once draining has answered everything in flight and every client still
@@ -100,16 +100,22 @@ function closes(message: Request | Response): boolean {
 }
 
 /**
- * Hands the app a chunked body through a stream of its own, so that the rest of a body the app
- * stopped reading (an upload over the limit, answered 413 with `Connection: close`) can still be read
- * and dropped before the answer goes out: Bun closes the connection at once after such an answer, and
- * with the rest unread the kernel resets it, losing the 413 for a client still sending (RFC 9112 §9.6).
- * A body with a `Content-Length` goes on as it is: Bun reads what the app leaves of it.
+ * Reads and drops the rest of a body the app left unread (an upload over the limit, answered 413 with
+ * `Connection: close`) before a closing answer goes out, for up to `UNREAD_BODY_WAIT_MS`: Bun closes
+ * the connection at once after such an answer, and with the rest unread the kernel resets it, losing
+ * the answer for a client still sending (RFC 9112 §9.6). A body with a `Content-Length` is read from
+ * the request after the answer, when the app did not read it; a chunked one goes to the app through a
+ * stream of its own, since a stream the app stopped reading cannot be read on by another reader.
  */
-function withChunkedRest(handler: Handler): Handler {
+function withRestDropped(handler: Handler): Handler {
   return async (request, connection) => {
-    // Told from the headers first: a body with a length goes on untouched, on Bun's own path.
-    if (!request.headers.has("transfer-encoding") || request.body === null) return await handler(request, connection);
+    // Told from the headers first: a body with a length goes on as Bun made it, on Bun's own path.
+    if (!request.headers.has("transfer-encoding") || request.body === null) {
+      const response = await handler(request, connection);
+      const rest = closes(response) && !request.bodyUsed ? request.body : null;
+      if (rest !== null && !rest.locked) await dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS);
+      return response;
+    }
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let ended = false;
     const body = new ReadableStream<Uint8Array>({
@@ -121,7 +127,7 @@ function withChunkedRest(handler: Handler): Handler {
         controller.close();
       },
     }, { highWaterMark: 0 });
-    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half" };
+    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half", signal: request.signal };
     // Bun tells a request's address by the request it made.
     const response = await handler(new Request(request.url, init), { requestIP: () => connection?.requestIP?.(request) ?? null });
     if (reader !== undefined && !ended && closes(response)) await dropRest(reader, UNREAD_BODY_WAIT_MS);

@@ -14,10 +14,11 @@ import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
-import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
+import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 import { answerClientError } from "./_node/client-error.ts";
 import { trackConnections } from "./_node/connections.ts";
-import { bodyConsumed, fetchRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
+import { bodyConsumed, madeRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
+import { discardRest, dropRest } from "./_node/request-body.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 
@@ -39,7 +40,9 @@ export interface NodeBridgeOptions {
   readonly onError?: (error: unknown) => void;
   /**
    * How many unread request body bytes are still read and discarded after answering, to keep the
-   * connection alive; past that the connection is closed instead. Default 65536.
+   * connection alive; past that the connection is closed instead, once what is left was read and
+   * dropped for up to a second (closing over it unread would reset the connection, and take the
+   * answer from a client still sending). Default 65536.
    */
   readonly drainLimitBytes?: number;
 }
@@ -60,7 +63,8 @@ function printNote(note: Error): void {
  * A listener that serves any Fetch API handler, giving it a real `Request`. A body that a host's
  * parser (`express.json()`) already read is taken from what the parser left (see
  * `_node/host-body.ts`); where it left nothing usable, the request is answered 500 at once, naming
- * the fix, rather than left waiting for a body that will never come. Each is reported once.
+ * the fix, rather than left waiting for a body that will never come. Each is reported once. A request
+ * Node's `Request` cannot be made of (a `TRACE`, `OPTIONS *`) is answered by the bridge (`madeRequest`).
  */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
   const onError = options.onError ?? printError;
@@ -68,18 +72,20 @@ export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}
   const reportOnce = once(options.onError ?? printNote);
   return (incoming, outgoing) => {
     const connection: ConnectionInfo = { requestIP: () => (incoming.socket.remoteAddress === undefined ? null : { address: incoming.socket.remoteAddress }) };
-    if (!bodyConsumed(incoming)) {
-      void answer(handler, fetchRequest(incoming, outgoing), connection, incoming, outgoing, bridge);
-      return;
+    let readBody: Uint8Array | string | undefined;
+    if (bodyConsumed(incoming)) {
+      const body = hostParsedBody(incoming);
+      if (!body.ok) {
+        reportOnce(String(body.refusal.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.refusal.reason} (reported once)`));
+        void send(incoming, outgoing, body.refusal.answer, bridge);
+        return;
+      }
+      reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));
+      readBody = body.value;
     }
-    const body = hostParsedBody(incoming);
-    if (!body.ok) {
-      reportOnce(String(body.refusal.answer.status), new Error(`Cannot read the body of ${incoming.method} ${incoming.url}: ${body.refusal.reason} (reported once)`));
-      void send(incoming, outgoing, body.refusal.answer, bridge);
-      return;
-    }
-    reportOnce("taken", new Error(`Reading the body of ${incoming.method} ${incoming.url} from request.body: ${HOST_BODY_TAKEN} (reported once)`));
-    void answer(handler, fetchRequest(incoming, outgoing, body.value), connection, incoming, outgoing, bridge);
+    const request = madeRequest(incoming, outgoing, readBody);
+    if (request.ok) void answer(handler, request.value, connection, incoming, outgoing, bridge);
+    else void send(incoming, outgoing, request.refusal, bridge);
   };
 }
 
@@ -108,7 +114,7 @@ export const serveNode: Serve = (app, options) =>
       requestTimeout: (headerSeconds + bodySeconds) * 1000,
       keepAliveTimeout: idleSeconds * 1000,
       connectionsCheckingInterval: 1000,
-    }, (incoming, outgoing) => connections.answering(incoming.socket, answer(draining.handler, nodeRequest(incoming), NODE_CONNECTION, incoming, outgoing, bridge)));
+    }, (incoming, outgoing) => connections.answering(incoming.socket, answer(draining.handler, nodeRequest(incoming, outgoing), NODE_CONNECTION, incoming, outgoing, bridge)));
     // A request the parser refuses gets the error object too, not Node's bare 400.
     server.on("clientError", answerClientError);
     const connections = trackConnections(server);
@@ -152,7 +158,8 @@ async function send(incoming: IncomingMessage, outgoing: ServerResponse, respons
   if (parts !== undefined) {
     // A text body is written as it is; a HEAD answer keeps the Content-Length of its GET.
     parts.headers["content-length"] ??= String(Buffer.byteLength(parts.body));
-    finishRequestBody(incoming, parts.headers, options);
+    const dropping = finishRequestBody(incoming, parts.headers, options);
+    if (dropping !== undefined) await dropping;
     outgoing.writeHead(parts.status, parts.headers);
     outgoing.end(parts.body);
     return;
@@ -166,7 +173,8 @@ async function send(incoming: IncomingMessage, outgoing: ServerResponse, respons
     ? new Uint8Array(await response.arrayBuffer())
     : undefined;
   if (bytes !== undefined) headers["content-length"] = String(bytes.byteLength);
-  finishRequestBody(incoming, headers, options);
+  const dropping = finishRequestBody(incoming, headers, options);
+  if (dropping !== undefined) await dropping;
   outgoing.writeHead(response.status, headers);
   if (response.body === null || incoming.method === "HEAD" || bytes !== undefined) {
     outgoing.end(bytes);
@@ -179,15 +187,20 @@ async function send(incoming: IncomingMessage, outgoing: ServerResponse, respons
 }
 
 /**
- * Deals with a request body the handler left unread, so the connection is not stalled: a small
- * rest is read and discarded, a large or unknown one closes the connection after the answer.
+ * Deals with a request body the handler left unread, so the connection is neither stalled nor reset:
+ * a small rest behind an answer that keeps the connection is discarded as the answer goes out; any
+ * other rest (large, of unknown length, or behind an answer that closes the connection, such as the
+ * 413 over the size limit) is read and dropped first, for up to `UNREAD_BODY_WAIT_MS`, and the answer
+ * closes the connection: closing with the rest unread makes the kernel reset it, and a client still
+ * sending loses the answer (RFC 9112 §9.6). Resolves when the answer may go out; `undefined` when at once.
  */
-function finishRequestBody(incoming: IncomingMessage, headers: Record<string, string | string[]>, options: NodeBridgeOptions): void {
-  if (incoming.complete) return;
+function finishRequestBody(incoming: IncomingMessage, headers: Record<string, string | string[]>, options: NodeBridgeOptions): Promise<void> | undefined {
+  if (incoming.complete || incoming.destroyed) return undefined;
   const length = Number(incoming.headers["content-length"] ?? Number.NaN);
-  if (length <= (options.drainLimitBytes ?? DEFAULT_DRAIN_LIMIT)) {
-    incoming.resume();
-  } else {
-    headers["connection"] = "close";
+  if (length <= (options.drainLimitBytes ?? DEFAULT_DRAIN_LIMIT) && !/close/i.test(String(headers["connection"] ?? ""))) {
+    discardRest(incoming);
+    return undefined;
   }
+  headers["connection"] = "close";
+  return dropRest(incoming, UNREAD_BODY_WAIT_MS);
 }

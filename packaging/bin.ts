@@ -140,7 +140,7 @@ async function checkTraces(check: Check, project: string): Promise<void> {
   await check("after docs/operating.md's one install line, npx animal-store exports a span per request to an OTLP/HTTP receiver", async () => {
     const line = traceInstallLine();
     if (line.slice(2).join(" ") !== TRACE_PACKAGES.join(" ")) throw new Error(`docs/operating.md gives ${JSON.stringify(line.join(" "))}, the server asks for ${TRACE_PACKAGES.join(" ")}`);
-    const installed = run([...line, "--no-audit", "--no-fund", "--offline"], project);
+    const installed = run([...line, "--no-audit", "--no-fund", "--prefer-offline"], project);
     if (installed.code !== 0) throw new Error(installed.output);
     const receiver = startOtlpReceiver();
     try {

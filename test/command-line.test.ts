@@ -86,6 +86,12 @@ for (const runtime of ["bun", "deno", "node"] as const) {
       expect(stderr).not.toContain("Zq81-secret");
     }, 25_000);
 
+    test("RATE_LIMIT_SYNC_MS=-5 exits 2 with one line naming it and the range it takes", async () => {
+      const { code, stderr } = await run(runtime, [], { STORE: "memory", API_KEYS: "k", RATE_LIMIT: "100/s", RATE_LIMIT_SYNC_MS: "-5" });
+      expect(code).toBe(2);
+      expect(stderr).toBe('animal-store: RATE_LIMIT_SYNC_MS must be a whole number of milliseconds from 10 to 60000, got "-5"\n');
+    }, 25_000);
+
     test("OTEL_SDK_DISABLED=yes exits 2 with one line naming it (Deno says so itself first, in its own words)", async () => {
       const { code, stderr } = await run(runtime, [], { STORE: "memory", API_KEYS: "k", OTEL_SDK_DISABLED: "yes" });
       expect(code).toBe(2);

@@ -18,6 +18,7 @@ describe("standalone settings", () => {
       databaseUrl: "",
       log: "text",
       edge: DEFAULT_EDGE,
+      rateLimitSyncMs: 1000,
     });
   });
 
@@ -31,7 +32,7 @@ describe("standalone settings", () => {
     const result = readConfig({ PORT: "0", HOST: "::1", API_KEYS: "a, b,,c", STORE: "memory", DATA_FILE: "x.json" }, []);
     expect(result).toEqual({
       ok: true,
-      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", log: "text", edge: DEFAULT_EDGE },
+      value: { port: 0, host: "::1", apiKeys: ["a", "b", "c"], keyGenerated: false, store: "memory", dataFile: "x.json", databaseUrl: "", log: "text", edge: DEFAULT_EDGE, rateLimitSyncMs: 1000 },
     });
   });
 
@@ -48,6 +49,7 @@ describe("standalone settings", () => {
       databaseUrl: "",
       log: "text",
       edge: DEFAULT_EDGE,
+      rateLimitSyncMs: 1000,
     });
   });
 

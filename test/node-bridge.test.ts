@@ -163,6 +163,20 @@ describe("toNodeListener on Node", () => {
     expect(raw.endsWith("one,two")).toBe(true);
   });
 
+  test("a request Node's Request cannot be made of is answered and the host keeps serving: TRACE 501, OPTIONS * 400", async () => {
+    const statusOf = async (head: string) => /^HTTP\/1\.1 (\d{3})/.exec(await rawRequest(base, `${head}\r\nHost: x\r\nConnection: close\r\n\r\n`))?.[1];
+    expect([await statusOf("TRACE / HTTP/1.1"), await statusOf("OPTIONS * HTTP/1.1")]).toEqual(["501", "400"]);
+    expect((await fetch(`${base}/ok`)).status).toBe(200);
+  });
+
+  test("a GET or HEAD with a body reaches the handler without it, as on Bun and Deno, and the host keeps serving", async () => {
+    const raw = await rawRequest(base, "GET /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nConnection: close\r\n\r\nabc");
+    expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+    expect(raw).toContain("x-method: GET");
+    expect(raw.endsWith("\r\n\r\n")).toBe(true);
+    expect((await fetch(`${base}/ok`)).status).toBe(200);
+  });
+
   test("HEAD answers carry the Content-Length of the GET body and no body", async () => {
     const raw = await rawRequest(base, "HEAD /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     const length = JSON.stringify({ path: "/ok", method: "HEAD" }).length;

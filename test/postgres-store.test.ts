@@ -10,7 +10,7 @@ import type { PetStore } from "../src/mod.ts";
 import { importPets, StoreUnavailableError } from "../src/mod.ts";
 import { macUnder } from "../adapters/_client-mac.ts";
 import type { SqlClient, SqlValue } from "../adapters/postgres-store/mod.ts";
-import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
+import { openPostgresStore, SCHEMA_VERSION } from "../adapters/postgres-store/mod.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { importChecks, storeChecks } from "../src/testing/mod.ts";
 import { idempotentStoreContract } from "./store-idempotency-contract.ts";
@@ -138,10 +138,10 @@ describe("PostgreSQL store schema", () => {
     const sql = new SQL(url);
     try {
       await openPostgresStore({ sql });
-      await sql`update animal_store set schema_version = 2`;
+      await sql`update animal_store set schema_version = ${SCHEMA_VERSION + 1}`;
       const error = await openPostgresStore({ sql }).catch((failure: Error) => failure);
-      expect(String(error)).toContain("Cannot open the PostgreSQL store: the database holds animal-store schema version 2");
-      expect(String(error)).toContain("reads version 1");
+      expect(String(error)).toContain(`Cannot open the PostgreSQL store: the database holds animal-store schema version ${SCHEMA_VERSION + 1}`);
+      expect(String(error)).toContain(`reads version ${SCHEMA_VERSION}`);
     } finally {
       await sql.close();
     }

@@ -89,6 +89,18 @@ describe("rate limits", () => {
     expect(await statuses(app, 1, AUTH)).toEqual([200]);
   });
 
+  test("a reload of the keys neither resets nor mixes two keys' budgets, whatever order the new keys come in (issue 50)", async () => {
+    const keys = createKeyRing([{ name: "shop", key: KEY }, { name: "reports", key: OTHER_KEY }]);
+    const app = createApp({ store: createMemoryStore(), apiKeys: keys, plugs: [rateLimit(HOURLY)] });
+    const reports = { authorization: `Bearer ${OTHER_KEY}` };
+    expect(await statuses(app, 2, AUTH)).toEqual([200, 200]);
+    expect(await statuses(app, 4, reports)).toEqual([200, 200, 200, 429]);
+    keys.replace([{ name: "new", key: "third-key" }, { name: "reports", key: OTHER_KEY }, { name: "shop", key: KEY }]);
+    expect(await statuses(app, 2, AUTH)).toEqual([200, 429]);
+    expect(await statuses(app, 1, reports)).toEqual([429]);
+    expect(await statuses(app, 3, { authorization: "Bearer third-key" })).toEqual([200, 200, 200]);
+  });
+
   test("a key counts the same however the Bearer scheme is written", async () => {
     const app = limitedApp(HOURLY);
     const spellings = [`Bearer ${KEY}`, `bearer ${KEY}`, `BEARER   ${KEY}  `, `Bearer ${KEY}`];
@@ -201,7 +213,7 @@ describe("rate limits", () => {
     expect(await statuses(app, 1, {}, from("192.0.2.1"))).toEqual([429]);
   });
 
-  test("limits are per instance: a key refused by one app on a shared store is still served by another", async () => {
+  test("without a counter store, limits are per app: a key refused by one app on a shared pet store is still served by another", async () => {
     const store = createMemoryStore();
     const [first, second] = [1, 2].map(() => createApp({ store, apiKeys: [KEY], plugs: [rateLimit(HOURLY)] }));
     expect(await statuses(first!, 4, AUTH)).toEqual([200, 200, 200, 429]);
@@ -275,6 +287,17 @@ describe("RATE_LIMIT", () => {
     expect(fromFlags.ok && [fromFlags.value.rateLimit, fromFlags.value.metricsPort]).toEqual([{ requests: 5, seconds: 60 }, 0]);
     const unset = readConfig({}, []);
     expect(unset.ok && [unset.value.rateLimit, unset.value.metricsPort]).toEqual([undefined, undefined]);
+  });
+
+  test("RATE_LIMIT_SYNC_MS (or --rate-limit-sync-ms) takes whole milliseconds from 10 to 60000, 1000 unless set", () => {
+    const sync = (env: Record<string, string>, args: string[] = []) => {
+      const result = readConfig(env, args);
+      return result.ok ? result.value.rateLimitSyncMs : result.issues;
+    };
+    expect([sync({}), sync({ RATE_LIMIT_SYNC_MS: "10" }), sync({ RATE_LIMIT_SYNC_MS: "60000" }), sync({ RATE_LIMIT_SYNC_MS: "5" }, ["--rate-limit-sync-ms=250"])]).toEqual([1000, 10, 60000, 250]);
+    for (const text of ["0", "-5", "9", "60001", "9999999999", "1e3", "1.5", "0x10", " 100", "fast"]) {
+      expect(sync({ RATE_LIMIT_SYNC_MS: text })).toEqual([`RATE_LIMIT_SYNC_MS must be a whole number of milliseconds from 10 to 60000, got "${text}"`]);
+    }
   });
 
   test("a bad RATE_LIMIT or METRICS_PORT is refused naming the setting", () => {

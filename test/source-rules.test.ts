@@ -148,11 +148,22 @@ function storeSources(): { file: string; lines: string[] }[] {
 
 const STORES_ENTRY = "src/_internal/stores.ts";
 
-test("the stores take from src/ only its public surface (src/mod.ts) and the stores' entry, src/_internal/stores.ts (issue 49)", () => {
+/** A plug's entry, `src/plugs/<name>/mod.ts`: its public surface. */
+const PLUG_ENTRY = /^src\/plugs\/[\w-]+\/mod\.ts$/;
+
+test("the stores take from src/ only its public surface (src/mod.ts), the stores' entry, src/_internal/stores.ts, and a plug entry's types (issue 49, issue 51)", () => {
   const offending = storeSources().flatMap(({ file, lines }) =>
     importsOf(file, lines)
-      .filter((target) => file.startsWith("adapters/") ? target.startsWith("src/") && target !== "src/mod.ts" && target !== STORES_ENTRY : target.startsWith("src/_internal/") && target !== STORES_ENTRY)
+      .filter((target) => file.startsWith("adapters/") ? target.startsWith("src/") && target !== "src/mod.ts" && target !== STORES_ENTRY && !PLUG_ENTRY.test(target) : target.startsWith("src/_internal/") && target !== STORES_ENTRY)
       .map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+});
+
+test("a store takes only types from a plug's entry (the PostgreSQL store's rate-limit counts implement the plug's RateCounters): no plug runs inside a store (issue 51)", () => {
+  const offending = storeSources().flatMap(({ file, lines }) =>
+    lines
+      .filter((line) => /from\s+"(\.{1,2}\/)+src\/plugs\/[\w-]+\/mod\.ts"/.test(line) && !/^import type /.test(line))
+      .map((line) => `${file}: ${line.trim()}`));
   expect(offending).toEqual([]);
 });
 

@@ -13,8 +13,8 @@
 
 import { RecordHeaders, recordHeaders } from "./headers.ts";
 
-// Taken before anyone replaces the global with FastResponse.
-const NativeResponse = globalThis.Response;
+/** The runtime's own `Response`, taken before anyone replaces the global with `FastResponse`. */
+export const NativeResponse: typeof Response = globalThis.Response;
 
 /**
  * What `new Response(body)` takes. DOM's lib calls it `BodyInit`, which a host type-checking with

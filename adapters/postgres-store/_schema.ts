@@ -1,16 +1,14 @@
 /**
  * @module
- * The PostgreSQL store's tables: created on first open, and the schema version checked.
+ * The PostgreSQL store's tables: created on first open, moved up one version at a time by the steps
+ * of `UPGRADES`, and the schema version checked.
  */
-import type { SqlClient } from "./sql-client.ts";
-
-/** The schema version this code creates and reads. */
-export const SCHEMA_VERSION = 1;
+import type { SqlClient, SqlQuery } from "./sql-client.ts";
 
 /**
- * Creates the tables on first open and checks the schema version. Several instances may start at once, and concurrent
- * `create table if not exists` can collide, so the work is done under a transaction-level
- * advisory lock.
+ * Creates the tables on first open, upgrades a database of an older version, and checks the schema version.
+ * Several instances may start at once, and concurrent `create table if not exists` can collide, so
+ * the work is done under a transaction-level advisory lock.
  */
 export async function createSchema(sql: SqlClient): Promise<void> {
   const version = await sql.begin(async (tx) => {
@@ -43,15 +41,48 @@ export async function createSchema(sql: SqlClient): Promise<void> {
       secret text primary key,
       until timestamptz not null
     )`;
-    await tx`insert into animal_store (schema_version, last_pet_id) values (${SCHEMA_VERSION}, 0) on conflict do nothing`;
+    await tx`insert into animal_store (schema_version, last_pet_id) values (1, 0) on conflict do nothing`;
     const rows = await tx`select schema_version from animal_store`;
-    return Number(rows[0]?.["schema_version"]);
+    return await upgrade(tx, Number(rows[0]?.["schema_version"]));
   });
   if (version !== SCHEMA_VERSION) {
     throw new Error(
       `the database holds animal-store schema version ${version}; this version of animal-store reads version ${SCHEMA_VERSION}, so upgrade it`,
     );
   }
+}
+
+/**
+ * The steps from the tables above (version 1) to this code's, in order: step `i` moves a database of
+ * version `i + 1` to `i + 2`, in the transaction that checks the version, so each runs once.
+ */
+const UPGRADES: readonly ((tx: SqlQuery) => Promise<void>)[] = [addSharedRateLimits];
+
+/** The schema version this code creates and reads. */
+export const SCHEMA_VERSION: number = 1 + UPGRADES.length;
+
+/** Runs the steps a database of `version` lacks; resolves with the version it is at then. */
+async function upgrade(tx: SqlQuery, version: number): Promise<number> {
+  for (; version >= 1 && version < SCHEMA_VERSION; version++) {
+    await UPGRADES[version - 1]!(tx);
+    await tx`update animal_store set schema_version = ${version + 1}`;
+  }
+  return version;
+}
+
+/**
+ * Version 1 to 2 (issue 51): the rate limits' shared counts (`_rate-counters.ts`), one row per key or
+ * client address: when its bucket is full again, in milliseconds since the epoch on the database's
+ * clock. The index on that moment finds the rows whose bucket is full again (which say nothing, and
+ * go) without reading the table.
+ */
+async function addSharedRateLimits(tx: SqlQuery): Promise<void> {
+  await tx`create table if not exists animal_store_rate_limits (
+    id text primary key,
+    address boolean not null,
+    full_at double precision not null
+  )`;
+  await tx`create index if not exists animal_store_rate_limits_full_at on animal_store_rate_limits (full_at)`;
 }
 
 /** An arbitrary key that names this schema's setup lock among the database's advisory locks. */

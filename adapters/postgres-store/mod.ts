@@ -10,6 +10,9 @@
  * const store = await openPostgresStore({ sql: new SQL(process.env.DATABASE_URL) });
  * ```
  *
+ * The instances on one database share a rate limit through `openPostgresRateCounters`
+ * (`_rate-counters.ts`), passed to `rateLimit` of `animal-store/rate-limit` as its `counters`.
+ *
  * - Ids become visible in id order, with no hole that fills later, so a client that walks pages and
  *   later resumes from its last cursor sees every pet exactly once. Each create transaction takes
  *   its ids from one counter row with `update … returning`: the row lock it holds until commit
@@ -51,6 +54,11 @@ export interface PostgresStoreOptions {
 
 /** The schema version this code creates and reads. */
 export { SCHEMA_VERSION } from "./_schema.ts";
+
+/** Rate-limit counts the instances on one database share (`rateLimit(limit, { counters })` of `animal-store/rate-limit`). */
+export type { PostgresRateCountersOptions } from "./_rate-counters.ts";
+/** Creates the tables if needed and returns rate-limit counts kept in them, for `rateLimit`'s `counters`. */
+export { openPostgresRateCounters } from "./_rate-counters.ts";
 
 /** The SQLSTATE of a failed query's error, from either client (`23505`), or `undefined` (a lost connection has none). */
 export { sqlState } from "./_failures.ts";

@@ -5,6 +5,7 @@
  * from here, `--help` prints it, and a test holds docs/running.md's configuration table to it.
  */
 import { DEFAULT_TIMEOUTS } from "../_timeouts.ts";
+import { SYNC_MS } from "../../src/plugs/rate-limit/mod.ts";
 import { STORE_NAMES } from "./stores.ts";
 
 /** One setting: variable, flag, default (`undefined`: unset) and what it does. */
@@ -37,6 +38,7 @@ export const SETTINGS: readonly Setting[] = Object.freeze(([
   { variable: "BODY_TIMEOUT", flag: "--body-timeout", default: String(DEFAULT_TIMEOUTS.bodySeconds), summary: "Seconds for a body to arrive after its headers (1-255)" },
   { variable: "IDLE_TIMEOUT", flag: "--idle-timeout", default: String(DEFAULT_TIMEOUTS.idleSeconds), summary: "Seconds a keep-alive connection may sit idle (1-255)" },
   { variable: "RATE_LIMIT", flag: "--rate-limit", default: undefined, summary: "Requests per key: 100/s, 6000/min, 10/h, optionally ,burst=200" },
+  { variable: "RATE_LIMIT_SYNC_MS", flag: "--rate-limit-sync-ms", default: String(SYNC_MS.default), summary: `With STORE=postgres: ms between an instance's exchanges of rate-limit counts (${SYNC_MS.min}-${SYNC_MS.max})` },
   { variable: "METRICS_PORT", flag: "--metrics-port", default: undefined, summary: "Serves Prometheus metrics at GET /metrics on this port" },
   { variable: "SERVER_TIMING", flag: "--server-timing", default: "off", summary: "on gives every answer a Server-Timing header: the time the service took" },
   { variable: "OTEL_EXPORTER_OTLP_ENDPOINT", flag: "--otel-exporter-otlp-endpoint", default: undefined, summary: "Sends traces over OTLP/HTTP to this collector (to /v1/traces under it)" },

@@ -31,6 +31,7 @@ import { removePidFile, writePidFile } from "./pid-file.ts";
 import { readSecretFiles, secretFlagWarning } from "./secret-settings.ts";
 import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
+import type { RateCounters } from "../../src/plugs/rate-limit/mod.ts";
 import { rateLimit } from "../../src/plugs/rate-limit/mod.ts";
 import { referencePage } from "../../src/plugs/reference-page/mod.ts";
 import { hostProblem, listenProblem } from "./listen-checks.ts";
@@ -38,7 +39,7 @@ import { createNotices, escapeControls, takeProcessWarnings } from "./notices.ts
 import { createOutput } from "./output.ts";
 import { createMetrics, METRICS_PATH } from "./metrics.ts";
 import { serverTiming } from "./server-timing.ts";
-import type { OpenContext } from "./stores.ts";
+import type { OpenContext, SharedCounters } from "./stores.ts";
 import { serverStore } from "./stores.ts";
 
 /** What the standalone server needs from its runtime besides `serve`. */
@@ -87,10 +88,14 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, { runtime, notices, metrics, traces });
   const observed = metrics?.observeStore(opened) ?? opened;
-  const store = traces?.tracing.store(observed) ?? observed;
+  const shared = await openCounters(config, { runtime, notices, metrics }, opened);
+  const store = withCounters(traces?.tracing.store(observed) ?? observed, shared);
   let stopping = false;
+  // Stops the rate limit's exchanges once the server stops: the database is closed under them.
+  const stopped = new AbortController();
   const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, keys, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
-  const server = await serve(serverApp(config, keys, store, log, () => stopping, metrics, traces), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
+  const limits: SharedLimits = { counters: shared?.counters, logger: notices, signal: stopped.signal };
+  const server = await serve(serverApp(config, keys, store, log, () => stopping, metrics, traces, limits), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (generated !== undefined) notices.info(keyNotice(generated, config.store));
   if (config.keyFile !== undefined) notices.info(`API keys from API_KEYS_FILE "${config.keyFile}": ${keys.size} (SIGHUP reads it again)`);
   // Printed before "listening on", which scripts wait for: by then every URL is out.
@@ -115,14 +120,15 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    const stopped = performance.now();
+    stopped.abort();
+    const stopStarted = performance.now();
     setTimeout(exitLate, SHUTDOWN_GRACE_MS);
     await server.close();
     await metricsServer?.close();
     await closeStore();
     if (config.pidFile !== undefined) await removePidFile(config.pidFile);
     // The spans of the last answers are sent within what is left of the grace, whatever the collector does.
-    if (traces !== undefined) await flushTraces(traces, SHUTDOWN_GRACE_MS - TRACE_FLUSH_MARGIN_MS - (performance.now() - stopped), notices);
+    if (traces !== undefined) await flushTraces(traces, SHUTDOWN_GRACE_MS - TRACE_FLUSH_MARGIN_MS - (performance.now() - stopStarted), notices);
     if (late) return;
     log?.flush();
     notices.info("stopped");
@@ -148,14 +154,30 @@ async function serverKeys(config: Config, generated: boolean): Promise<KeyRing> 
   }
 }
 
+/** What the rate limit shares its counts through, when the store's instances can, where its lines go, and when it stops. */
+interface SharedLimits {
+  readonly counters: RateCounters | undefined;
+  readonly logger: Notices;
+  readonly signal: AbortSignal;
+}
+
 /** The API with its plugs, and its wraps around it. */
-function serverApp(config: Config, keys: KeyRing, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined, traces: TraceExport | undefined): App {
+function serverApp(
+  config: Config,
+  keys: KeyRing,
+  store: PetStore,
+  log: AccessLog | undefined,
+  stopping: () => boolean,
+  metrics: Metrics | undefined,
+  traces: TraceExport | undefined,
+  limits: SharedLimits,
+): App {
   const { publicUrl, trustProxy } = config.edge;
   const app = createApp({
     store,
     apiKeys: keys,
     trustProxy,
-    plugs: serverPlugs(config, stopping, metrics),
+    plugs: serverPlugs(config, stopping, metrics, limits),
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
@@ -181,10 +203,11 @@ function serverWraps(config: Config, log: AccessLog | undefined, metrics: Metric
  * among late steps the rate limit comes first, so CORS's preflights and the reference page are
  * counted. The metrics' plug reads what the others report, as `/health` does.
  */
-function serverPlugs(config: Config, stopping: () => boolean, metrics: Metrics | undefined): Plug[] {
+function serverPlugs(config: Config, stopping: () => boolean, metrics: Metrics | undefined, limits: SharedLimits): Plug[] {
+  const { counters, logger, signal } = limits;
   return [
     health({ stopping }),
-    ...(config.rateLimit === undefined ? [] : [rateLimit(config.rateLimit)]),
+    ...(config.rateLimit === undefined ? [] : [rateLimit(config.rateLimit, counters === undefined ? {} : { counters, syncMs: config.rateLimitSyncMs, logger, signal })]),
     ...(config.corsOrigins === undefined ? [] : [cors(config.corsOrigins)]),
     referencePage(),
     ...(metrics === undefined ? [] : [metrics.plug]),
@@ -236,6 +259,23 @@ async function openStore(config: Config, context: OpenContext): Promise<PetStore
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }
+}
+
+/** The counts the store's instances share a rate limit through, with `RATE_LIMIT` on a store whose row has them; exits 1 naming why when they cannot open. */
+async function openCounters(config: Config, context: OpenContext, store: PetStore): Promise<SharedCounters | undefined> {
+  const open = serverStore(config).openRateCounters;
+  if (config.rateLimit === undefined || open === undefined) return undefined;
+  try {
+    return await open(config, context);
+  } catch (error) {
+    await store.close();
+    return fail([error instanceof Error ? error.message : String(error)], 1);
+  }
+}
+
+/** The store, whose `close` lets go of the shared counts too. */
+function withCounters(store: PetStore, shared: SharedCounters | undefined): PetStore {
+  return shared === undefined ? store : { ...store, close: async () => (await store.close(), await shared.close()) };
 }
 
 /**

@@ -2,11 +2,12 @@
  * @module
  * The stores the standalone server can keep pets in, one row each, chosen by `STORE`: how the server
  * opens it, how a line names it, where the generated API key is kept beside it, what cannot work on
- * this machine, and what `animal-store export` reads. A store added here is selected by the setting
+ * this machine, what `animal-store export` reads, and where its instances share a rate limit's counts. A store added here is selected by the setting
  * with nothing else in the server to change (`docs/extending.md`, "A store selected by a setting").
  */
 import { dirname } from "node:path";
 import type { MovedPet, PetStore } from "../../src/mod.ts";
+import type { RateCounters } from "../../src/plugs/rate-limit/mod.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Notices } from "./notices.ts";
@@ -14,7 +15,7 @@ import type { RuntimeOptions } from "./start.ts";
 import type { TraceExport } from "./_otlp-export.ts";
 import { createMemoryStore, exportPets } from "../../src/mod.ts";
 import { openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
-import { openPostgresStore } from "../postgres-store/mod.ts";
+import { openPostgresRateCounters, openPostgresStore } from "../postgres-store/mod.ts";
 import { storeFileProblem } from "./listen-checks.ts";
 import { describeDatabase } from "./postgres-connection.ts";
 import { sqlWithSpans } from "./_sql-spans.ts";
@@ -34,6 +35,12 @@ export interface ExportSource {
   close(): Promise<void>;
 }
 
+/** Counts a rate limit's instances share, and how to let go of them. */
+export interface SharedCounters {
+  readonly counters: RateCounters;
+  close(): Promise<void>;
+}
+
 /** One store the server can be told to use. */
 export interface ServerStore {
   /** How a line names the store: its file, "the PostgreSQL database". */
@@ -46,6 +53,8 @@ export interface ServerStore {
   open(config: Config, context: OpenContext): Promise<PetStore>;
   /** What an export reads, when it is not the store opened as the server does (which a running server may hold). */
   openExport?(config: Config): Promise<ExportSource>;
+  /** Where the instances on this store share a rate limit's counts (`RATE_LIMIT`); absent: each instance counts alone, as the only one on its store. */
+  openRateCounters?(config: Config, context: OpenContext): Promise<SharedCounters>;
 }
 
 /** The names `STORE` takes, one per row of `SERVER_STORES` (the compiler holds the two to each other). */
@@ -74,6 +83,7 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
     // The database keeps no file of the server's: the key stays in DATA_FILE's folder (`data/`), as before stores were rows.
     keyFolder: (config) => dirname(config.dataFile),
     open: openDatabase,
+    openRateCounters: openDatabaseCounters,
   },
 };
 
@@ -103,6 +113,22 @@ async function openDatabase(config: Config, { runtime, notices, metrics, traces 
     const store = await openPostgresStore({ sql: traces === undefined ? observed : sqlWithSpans(observed, traces.tracing.inSpan), logger: notices });
     notices.info(`opened ${describeDatabase(config.databaseUrl)}`);
     return { ...store, close: async () => (await store.close(), await connection.close()) };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
+
+/**
+ * The rate limit's counts in the database, over a client of their own: an exchange never waits
+ * behind the store's statements, nor takes a connection they need, and uses one at a time. Its
+ * statements are counted by the metrics, never traced (an exchange belongs to no request).
+ */
+async function openDatabaseCounters(config: Config, { runtime, metrics }: OpenContext): Promise<SharedCounters> {
+  const connection = await runtime.connectPostgres(config.databaseUrl);
+  try {
+    const counters = await openPostgresRateCounters({ sql: metrics?.observeSql(connection.sql) ?? connection.sql });
+    return { counters, close: () => connection.close() };
   } catch (error) {
     await connection.close();
     throw error;

@@ -1,10 +1,10 @@
 /**
  * @module
  * Private: the members of the Fetch API's `Request` and `Response` the core may use. A runtime's
- * stand-ins need provide only these: Node's lazy request and `FastResponse` (`adapters/_node/`),
- * and Deno's request whose body was read first (`adapters/deno.ts`). `test/source-rules.test.ts`
- * keeps `src/` to these lists, and `test/stand-ins.test.ts` runs the in-process suites through the
- * Node stand-ins.
+ * stand-ins need provide only these for the core: Node's `FastResponse` (`adapters/_node/`); Node's
+ * lazy request has every member of `Request`, for a wrap, but reads only these without building
+ * anything. `test/source-rules.test.ts` keeps `src/` to these lists, and `test/stand-ins.test.ts` runs
+ * the in-process suites through the Node stand-ins.
  *
  * A response the core makes is `new Response(body, { status, statusText?, headers })`, its body a
  * string, `null` or another response's `body`, its headers a plain record or a `Headers`.

@@ -12,20 +12,41 @@
  * `burst` intervals of now. One number per party, no timer, no sweeping on the way of a request.
  *
  * Memory is bounded: keys are counted by their names (`PlugSetup.keys`: the one lookup the app makes
- * per request), one number each, and a name the app no longer accepts is forgotten once its bucket
- * is full again; addresses in one table of at most `maxAddresses` entries. When the table is full,
- * entries whose bucket is full again are dropped (forgetting them changes nothing), at most once a
- * second; if none is, new addresses share one overflow entry until room is made.
+ * per request), one number each, kept across a reload of the keys and forgotten once a name the app
+ * no longer accepts has a full bucket again (`_key-table.ts`); addresses in one table of at most
+ * `maxAddresses` entries (`_address-table.ts`).
+ *
+ * The counts stay in the app's memory unless `counters` is given: a store the app's instances share
+ * (`counters.ts`: PostgreSQL's from `animal-store/postgres-store`, or one of yours), which makes one
+ * budget of them (`_shared-counts.ts`).
  *
  * ```ts
  * import { createApp, createMemoryStore } from "animal-store";
  * import { rateLimit } from "animal-store/rate-limit";
  * const app = createApp({ store: createMemoryStore(), apiKeys: ["secret"], plugs: [rateLimit({ requests: 100, seconds: 1 })] });
  * ```
+ *
+ * One budget for every instance on one PostgreSQL database (`sql`, the client the store was given):
+ *
+ * ```ts
+ * import { openPostgresRateCounters } from "animal-store/postgres-store";
+ * const counters = await openPostgresRateCounters({ sql });
+ * const plugs = [rateLimit({ requests: 100, seconds: 1 }, { counters })];
+ * ```
  */
-import type { ConnectionInfo, KeyRing, Plug, PlugOutcome, PlugSetup, Validation } from "../../mod.ts";
+import type { ConnectionInfo, KeyRing, Plug, PlugOutcome, PlugSetup, PlugSteps, Validation } from "../../mod.ts";
+import type { RateCounters } from "./counters.ts";
+import type { SharedCounts } from "./_shared-counts.ts";
 import { errorResponse } from "../../mod.ts";
+import { createAddressTable } from "./_address-table.ts";
 import { clientAddress, peerAddress } from "./_client-address.ts";
+import { createKeyTable } from "./_key-table.ts";
+import { shareCounts } from "./_shared-counts.ts";
+
+export type { CounterBounds, CounterUse, RateCounters } from "./counters.ts";
+export { createMemoryCounters } from "./counters.ts";
+export type { CounterCheck } from "./counter-checks.ts";
+export { rateCounterChecks } from "./counter-checks.ts";
 
 /** A rate limit: `requests` per `seconds` on average, at most `burst` at once. */
 export interface RateLimit {
@@ -39,6 +60,21 @@ export interface RateLimit {
 
 /** The default number of client addresses counted apart: about 1.5 MB of memory at most. */
 export const DEFAULT_MAX_ADDRESSES = 10_000;
+
+/** Where the counts are shared, and how often; absent: each app counts alone, in its memory. */
+export interface RateLimitOptions {
+  /** A store the app's instances share their counts through (`openPostgresRateCounters`, `createMemoryCounters`, yours). */
+  readonly counters?: RateCounters;
+  /** Milliseconds between an instance's exchanges with `counters` while requests come: longer, fewer statements and more overshoot. Default 1000. */
+  readonly syncMs?: number;
+  /** Where the lines go when the shared counts go out of reach and come back. Default `console`. */
+  readonly logger?: Pick<Console, "warn">;
+  /** Stops the exchanges once aborted (a server that is stopping). */
+  readonly signal?: AbortSignal;
+}
+
+/** The exchange interval: its default, and the shortest and longest taken. */
+export const SYNC_MS: { readonly default: number; readonly min: number; readonly max: number } = Object.freeze({ default: 1000, min: 10, max: 60_000 });
 
 const UNITS: Readonly<Record<string, number>> = { s: 1, min: 60, h: 3600 };
 const WRITTEN = /^([0-9]{1,9})\/(s|min|h)(?:,burst=([0-9]{1,9}))?$/;
@@ -74,6 +110,12 @@ export function rateLimitProblem(limit: RateLimit): string | undefined {
   return limit.seconds > 0 && Number.isFinite(limit.seconds) ? undefined : `seconds must be a positive number, got ${limit.seconds}`;
 }
 
+/** What is wrong with an exchange interval (written as `shown`), or `undefined`: a whole number of milliseconds from `SYNC_MS.min` to `SYNC_MS.max`. */
+export function syncMsProblem(syncMs: number, shown: string = String(syncMs)): string | undefined {
+  if (Number.isSafeInteger(syncMs) && syncMs >= SYNC_MS.min && syncMs <= SYNC_MS.max) return undefined;
+  return `must be a whole number of milliseconds from ${SYNC_MS.min} to ${SYNC_MS.max}, got ${shown}`;
+}
+
 /** The limit in words, for messages: `100 requests per second, in bursts of up to 200`. */
 export function describeRateLimit(limit: RateLimit): string {
   const { requests, seconds, burst = requests } = limit;
@@ -88,25 +130,49 @@ const EPSILON = 1e-6;
  * A rate limit for an app: its late step counts each request a plug before it has not answered
  * against its key (or, without a valid key, its client address, behind a trusted proxy the
  * forwarded one) and refuses it with 429 past the limit; every other answer carries the RateLimit
- * fields.
+ * fields. With `options.counters`, the counts are shared with the other apps that use it, and the
+ * plug reports whether they are (`rate_limit_shared`, `rate_limit_alone_seconds`).
  */
-export function rateLimit(limit: RateLimit): Plug {
-  const problem = rateLimitProblem(limit);
+export function rateLimit(limit: RateLimit, options: RateLimitOptions = {}): Plug {
+  const syncMs = options.syncMs ?? SYNC_MS.default;
+  const syncProblem = syncMsProblem(syncMs);
+  const problem = rateLimitProblem(limit) ?? (syncProblem === undefined ? undefined : `syncMs ${syncProblem}`);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
-  return ({ keys, forwardedFor }) => ({ name: "rateLimit", late: createRateLimiter(limit, keys, forwardedFor) });
+  return ({ keys, forwardedFor }): PlugSteps => {
+    const limiter = createRateLimiter(limit, keys, forwardedFor, { ...options, syncMs });
+    return { name: "rateLimit", late: limiter.late, ...(limiter.shared === undefined ? {} : { report: limiter.shared.report }) };
+  };
 }
 
 /** Counts one request against the limit of its key or address. */
 type RateLimiter = (request: Request, path: string, connection: ConnectionInfo | undefined) => PlugOutcome;
 
-function createRateLimiter(limit: RateLimit, keys: KeyRing, forwardedFor: PlugSetup["forwardedFor"]): RateLimiter {
+function createRateLimiter(
+  limit: RateLimit,
+  keys: KeyRing,
+  forwardedFor: PlugSetup["forwardedFor"],
+  options: RateLimitOptions & { readonly syncMs: number },
+): { late: RateLimiter; shared: SharedCounts | undefined } {
   const interval = (limit.seconds * 1000) / limit.requests;
   const burst = limit.burst ?? limit.requests;
   const capacity = burst * interval;
   const policy = `"default";q=${burst};w=${Math.max(1, Math.ceil(capacity / 1000 - EPSILON))}`;
   const named = createKeyTable(keys);
-  const addresses = createAddressTable(limit.maxAddresses ?? DEFAULT_MAX_ADDRESSES);
+  const maxAddresses = limit.maxAddresses ?? DEFAULT_MAX_ADDRESSES;
+  const addresses = createAddressTable(maxAddresses);
   const described = describeRateLimit(limit);
+  const shared = options.counters === undefined ? undefined : shareCounts({
+    counters: options.counters,
+    syncMs: options.syncMs,
+    logger: options.logger ?? console,
+    signal: options.signal,
+    costMs: interval,
+    maxAddresses,
+    raise: (key, entry, tat) => {
+      if (key === undefined) addresses.raise(entry, tat);
+      else named.raise(key, tat, performance.now());
+    },
+  });
 
   /** The RateLimit field once a request left `used` ms of the bucket taken: whole requests left, seconds until one more. */
   function serviceLimit(used: number): string {
@@ -126,67 +192,21 @@ function createRateLimiter(limit: RateLimit, keys: KeyRing, forwardedFor: PlugSe
     });
   }
 
-  return (request, path, connection) => {
+  const late: RateLimiter = (request, path, connection) => {
     const now = performance.now();
     const check = keys.keyOf(request);
     // A valid key is counted by its name, the one stable, non-secret id of a key; anything else by its address.
     const key = check.outcome === "valid" ? check.key.name : undefined;
     const address = key === undefined ? addresses.countedAs(clientAddress(forwardedFor(request.headers), peerAddress(request, connection)), now) : "";
     const tat = Math.max(key === undefined ? addresses.tatOf(address) : named.tatOf(key), now) + interval;
-    if (tat - now > capacity + EPSILON) return { answer: refusal(request, path, key !== undefined, tat - now - capacity) };
+    if (tat - now > capacity + EPSILON) {
+      shared?.refused(key, address);
+      return { answer: refusal(request, path, key !== undefined, tat - now - capacity) };
+    }
     if (key === undefined) addresses.set(address, tat);
     else named.set(key, tat, now);
+    shared?.admitted(key, address, now);
     return { headers: { "ratelimit-policy": policy, ratelimit: serviceLimit(tat - now) } };
   };
-}
-
-/** The theoretical arrival time of each key by name (ms, on performance.now()'s clock); absent is a full bucket. */
-interface KeyTable {
-  tatOf(name: string): number;
-  set(name: string, tat: number, now: number): void;
-}
-
-/** One number per key: past the ring's size (names the app no longer accepts), full buckets are dropped, at most once a second. */
-function createKeyTable(keys: KeyRing): KeyTable {
-  const tats = new Map<string, number>();
-  let nextSweep = 0;
-  return {
-    tatOf: (name) => tats.get(name) ?? 0,
-    set(name, tat, now) {
-      tats.set(name, tat);
-      if (tats.size <= keys.size || now < nextSweep) return;
-      nextSweep = now + SWEEP_INTERVAL_MS;
-      for (const [entry, entryTat] of tats) if (entryTat <= now) tats.delete(entry);
-    },
-  };
-}
-
-/** The theoretical arrival times of client addresses, at most `max` of them plus the shared overflow. */
-interface AddressTable {
-  /** The entry an address is counted under: its own, or the shared overflow while the table is full. */
-  countedAs(address: string, now: number): string;
-  tatOf(entry: string): number;
-  set(entry: string, tat: number): void;
-}
-
-/** The entry new addresses share while the table is full; no address is empty. */
-const OVERFLOW = "";
-const SWEEP_INTERVAL_MS = 1000;
-
-function createAddressTable(max: number): AddressTable {
-  const tats = new Map<string, number>();
-  let nextSweep = 0;
-  return {
-    countedAs(address, now) {
-      if (tats.has(address) || tats.size - (tats.has(OVERFLOW) ? 1 : 0) < max) return address;
-      if (now >= nextSweep) {
-        nextSweep = now + SWEEP_INTERVAL_MS;
-        // A bucket full again is the same as no entry: dropping it forgets nothing.
-        for (const [entry, tat] of tats) if (tat <= now && entry !== OVERFLOW) tats.delete(entry);
-      }
-      return tats.size - (tats.has(OVERFLOW) ? 1 : 0) < max ? address : OVERFLOW;
-    },
-    tatOf: (entry) => tats.get(entry) ?? 0,
-    set: (entry, tat) => void tats.set(entry, tat),
-  };
+  return { late, shared };
 }
