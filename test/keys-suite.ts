@@ -3,9 +3,9 @@
  * API keys from a file (`API_KEYS_FILE`) on the real server, for one runtime (`http.test.ts` runs it on
  * each): the names in the access log, text and JSON, and no key or hash anywhere; a read-only key's 403
  * and an expired key's 401; SIGHUP's reload (a new key from the next request, a removed one refused, a
- * request in flight answered as it began, a kept-alive connection kept, one line of counts); a reload
- * that cannot be made keeping the keys in use with one line why; and SIGHUP a hundred times a second
- * under load (issue 50).
+ * request in flight answered as it began, a kept-alive connection kept, one line of counts, also when
+ * sent the moment PID_FILE is written); a reload that cannot be made keeping the keys in use with one
+ * line why; and SIGHUP a hundred times a second under load (issue 50).
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -122,6 +122,23 @@ export function keysSuite(runtime: Runtime | NodeLineRuntime): void {
       kept.socket.destroy();
       expect(await server.stop("SIGTERM")).toBe(0);
     }, 30_000);
+
+    test("SIGHUP sent the moment PID_FILE is written reads the file again: the server handles every signal before it says where it is", async () => {
+      const path = keyFileOf([SHOP]);
+      const pidFile = join(tempFolder(), "animal-store.pid");
+      // A supervisor that signals as soon as it can: a busy loop on the file, then kill -HUP with no process forked between
+      // (before the fix, most often the default action: the server gone).
+      const watcher = Bun.spawn(["timeout", "30", "bash", "-c", 'until [ -s "$1" ]; do :; done; read -r pid < "$1"; kill -HUP "$pid"', "bash", pidFile], { stdout: "ignore", stderr: "pipe" });
+      try {
+        await using server = await startServer(runtime, { STORE: "memory", API_KEYS_FILE: path, PID_FILE: pidFile });
+        expect(await watcher.exited).toBe(0);
+        expect(await nthLine(server, /reloaded API_KEYS_FILE/, 1)).toBe(`reloaded API_KEYS_FILE "${path}": 0 added, 0 removed, 1 kept (0 of them changed)`);
+        expect((await fetch(`${server.url}/pets`, { headers: bearer(SHOP.key) })).status).toBe(200);
+        expect(await server.stop("SIGTERM")).toBe(0);
+      } finally {
+        watcher.kill();
+      }
+    }, 40_000);
 
     test("a reload that cannot be made keeps the keys in use and says why in one line: a malformed line, no file, a link in its place, a mode others may read", async () => {
       const path = keyFileOf([SHOP]);

@@ -2,8 +2,9 @@
  * @module
  * `PID_FILE`: the server's process id in a file while it runs, so an operator (or a script) can send
  * it a signal, `kill -HUP "$(cat data/animal-store.pid)"`, without looking for it: `npm start` does
- * not pass SIGHUP on to the server, which is npm's child. Written once the server listens, whole (a
- * temp file renamed into place), and removed at a graceful stop if it still names this process.
+ * not pass SIGHUP on to the server, which is npm's child. Written once the server listens and handles
+ * its signals, whole (a temp file renamed into place), and removed at a graceful stop if it still
+ * names this process.
  */
 import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import process from "node:process";

@@ -100,9 +100,6 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   if (config.keyFile !== undefined) notices.info(`API keys from API_KEYS_FILE "${config.keyFile}": ${keys.size} (SIGHUP reads it again)`);
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
-  if (config.pidFile !== undefined) await writePidFile(config.pidFile).catch(async (error: unknown) => (await store.close(), fail([`PID_FILE "${config.pidFile}" cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); set PID_FILE to a file in a folder this user can write`])));
-  notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
-  notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   // Closed once, by whichever of the stop and its grace gets there first.
   let storeClosing: Promise<void> | undefined;
@@ -140,6 +137,11 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   // session), never with the default action that leaves the lock behind (docs/decisions.md).
   const reload = config.keyFile === undefined ? undefined : keyReloader(config.keyFile, keys, notices);
   process.on("SIGHUP", () => (stopping ? undefined : reload === undefined ? stop() : reload()));
+  // Only now that every signal is handled: a SIGHUP sent as soon as the PID file or the line is seen
+  // would otherwise meet the default action, which ends the process (seen on a busy machine).
+  if (config.pidFile !== undefined) await writePidFile(config.pidFile).catch(async (error: unknown) => (await closeStore(), fail([`PID_FILE "${config.pidFile}" cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); set PID_FILE to a file in a folder this user can write`])));
+  notices.info(`API reference: http://${urlHost(config.host)}:${server.port}/`);
+  notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 }
 
 /** The API keys: the key file's (exit 2 naming its problems, each with its line), or `API_KEYS`'s, or the one generated. */
