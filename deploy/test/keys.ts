@@ -2,8 +2,9 @@
  * @module
  * docs/operating.md's "API keys" in a container and in the compose stack, run as printed with Docker
  * (issue 50): the key file given to one container as a bind mount and to the stack's instances as a
- * Compose secret, a read-only key added while they serve and then revoked, each time read again on
- * `docker kill -s HUP` (`docker compose kill -s HUP`), with no restart. `run.ts` calls these two steps
+ * Compose secret, a read-only key added while they serve and then revoked, and in the stack the
+ * clients' key rotated with an overlap, each time read again on `docker kill -s HUP` (`docker compose
+ * kill -s HUP`), with no restart. `run.ts` calls these two steps
  * after its own container and stack checks; `removeKeyFiles` removes what the page's commands made.
  */
 import { readFileSync, rmSync } from "node:fs";
@@ -13,7 +14,7 @@ import type { Engine } from "./engine.ts";
 import { blocks, ROOT, runPrinted } from "./page.ts";
 
 /** The files the page's commands make under deploy/. */
-const MADE = ["deploy/api-keys", "deploy/api-keys.new", "deploy/reports.key", "deploy/dashboard.key"];
+const MADE = ["deploy/api-keys", "deploy/api-keys.new", "deploy/reports.key", "deploy/dashboard.key", "deploy/clients-2.key"];
 /** The key the page's commands give the shop's (and the stack's clients') key. */
 const KEY = "change-me";
 
@@ -30,7 +31,7 @@ function operatingBlocks(heading: string): string[] {
 
 /** The status of a request to `url` with `key`, retried until it is `status` (a reload has landed), at most 20 s. */
 async function answers(url: string, key: string, status: number, init: RequestInit = {}): Promise<void> {
-  await waitFor(`${init.method ?? "GET"} ${url} with ${key === KEY ? "the first key" : "the read-only key"} to answer ${status}`, async () => {
+  await waitFor(`${init.method ?? "GET"} ${url} with ${key === KEY ? "the first key" : "a key the page made"} to answer ${status}`, async () => {
     const answer = await fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }).catch(() => undefined);
     return answer?.status === status ? true : undefined;
   }, 20_000);
@@ -70,7 +71,8 @@ export async function containerKeys(docker: Engine, check: Check): Promise<void>
 
 /** The stack part: the Compose secret read again on both instances by one `kill -s HUP`. */
 export async function stackKeys(docker: Engine, compose: string, check: Check): Promise<void> {
-  const [add, revoke] = operatingBlocks("In the compose stack").map((block) => block.replaceAll("docker compose ", `${compose} `));
+  const [add, rotate, revoke] = operatingBlocks("In the compose stack").map((block) => block.replaceAll("docker compose ", `${compose} `));
+  const storeLog = () => runPrinted(`${compose} -p animal-store -f deploy/compose.yaml logs store-1`, docker.env);
   const instances = ["http://127.0.0.1:8081/v1", "http://127.0.0.1:8082/v1"];
   await check(`docker: docs/operating.md's compose key steps, as printed (${compose}): a read-only key in the Compose secret works on both instances after one kill -s HUP`, async () => {
     runPrinted(add!, docker.env);
@@ -78,15 +80,28 @@ export async function stackKeys(docker: Engine, compose: string, check: Check): 
       await answers(`${base}/pets`, keyIn("dashboard.key"), 200);
       await answers(`${base}/pets`, keyIn("dashboard.key"), 403, CREATE);
     }
-    const logs = runPrinted(`${compose} -p animal-store -f deploy/compose.yaml logs store-1`, docker.env);
+    const logs = storeLog();
     if (!logs.includes('reloaded API_KEYS_FILE "/run/secrets/api_keys": 1 added, 0 removed, 1 kept (0 of them changed)')) throw new Error(`store-1 printed no reload line:\n${logs}`);
   });
-  await check("docker: revoked in the Compose secret, in place, and one kill -s HUP: 401 on both instances, the clients' key still 200", async () => {
+  await check("docker: the clients' key rotated with an overlap in the Compose secret, in place, and one kill -s HUP: the old and the new key both work on both instances, named in the log", async () => {
+    runPrinted(rotate!, docker.env);
+    for (const base of instances) {
+      await answers(`${base}/pets`, keyIn("clients-2.key"), 200);
+      await answers(`${base}/pets`, KEY, 200);
+    }
+    const logs = storeLog();
+    for (const line of [/reloaded API_KEYS_FILE "\/run\/secrets\/api_keys": 1 added, 0 removed, 2 kept \(1 of them changed\)$/m, / 200 \d+ [\d.]+ms keyName=clients-2$/m, / 200 \d+ [\d.]+ms keyName=clients$/m]) {
+      if (!line.test(logs)) throw new Error(`no line matching ${line} in store-1's log:\n${logs}`);
+    }
+  });
+  await check("docker: revoked in the Compose secret, in place, and one kill -s HUP: 401 on both instances, the clients' keys still 200", async () => {
     runPrinted(revoke!, docker.env);
     for (const base of instances) {
       await answers(`${base}/pets`, keyIn("dashboard.key"), 401);
       await answers(`${base}/pets`, KEY, 200);
+      await answers(`${base}/pets`, keyIn("clients-2.key"), 200);
     }
+    if (!/reloaded API_KEYS_FILE "\/run\/secrets\/api_keys": 0 added, 1 removed, 2 kept \(0 of them changed\)$/m.test(storeLog())) throw new Error(`store-1 printed no reload line for the revocation:\n${storeLog()}`);
   });
 }
 
