@@ -234,10 +234,12 @@ for (const [line, node] of NODES) {
   });
   await check(`Node ${line}: the library page's FastResponse example serves a create and a list`, () =>
     withExample([node, ...loader, join("consumer", "fast-response.ts")], {}, createAndList));
-  await check(`Node ${line}: the README's embedding example prints what its last comment says`, () => {
-    const said = /\/\/ (.*)\n?$/.exec(readFileSync(join(HERE, "consumer", "embed.ts"), "utf8"))?.[1];
-    expectSame("what it prints", run([node, ...loader, "embed.ts"], join(project, "consumer")).trim().split("\n").at(-1), said);
-  });
+  for (const [example, file] of [["the README's embedding example", "embed.ts"], ["the library page's key ring example", "key-ring.ts"]]) {
+    await check(`Node ${line}: ${example} prints what its last comment says`, () => {
+      const said = /\/\/ (.*)\n?$/.exec(readFileSync(join(HERE, "consumer", file!), "utf8"))?.[1];
+      expectSame("what it prints", run([node, ...loader, file!], join(project, "consumer")).trim().split("\n").at(-1), said);
+    });
+  }
 }
 
 // Host apps, each with a route of its own.
@@ -371,7 +373,7 @@ await check("Hono on Node: hono/timing's Server-Timing does not pile up from one
 // The edge: the library page's Worker, bundled as a deploy would, on workerd.
 await check("workerd: the library page's Worker example, bundled, serves a create and a list", async () => {
   run([join(ROOT_BIN, "bun"), "build", "worker.js", "--outfile", "worker.bundle.js", "--target", "browser"], project);
-  const worker = await startWorkerd(project, "worker.bundle.js", [KEY]);
+  const worker = await startWorkerd(project, "worker.bundle.js", [{ name: "example", key: KEY }]);
   try {
     await createAndList(worker.url);
   } finally {

@@ -6,7 +6,7 @@
  * package entry point: a host never needs it. It sits beside what it names, not in `_internal/`,
  * which imports nothing above it.
  */
-export { isBearerToken } from "./auth.ts";
+export { isBearerToken } from "./api-keys/mod.ts";
 export { FORBIDDEN_IN_HEADER_VALUE, HEADER_NAME } from "./_internal/_header-records.ts";
 export { publicUrlProblem } from "./public-origin.ts";
 export { ROUTES } from "./routes.ts";

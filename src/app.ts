@@ -8,7 +8,9 @@ import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
 import type { App, ConnectionInfo, Plug, PlugHeaders, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
-import { bearerToken, createKeyChecker, unauthorized } from "./auth.ts";
+import type { ApiKey, KeyList, KeyRing } from "./api-keys/mod.ts";
+import { keyRingOf, tokenDigest } from "./api-keys/mod.ts";
+import { insufficientScope, mayUse, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
@@ -26,8 +28,12 @@ import { StoreUnavailableError } from "./store.ts";
 export interface AppOptions extends PublicOriginOptions {
   /** Where pets are kept. */
   readonly store: PetStore;
-  /** The bearer tokens accepted on every operation; at least one. */
-  readonly apiKeys: readonly string[];
+  /**
+   * The API keys accepted: bearer tokens, or entries with a name, the key or its SHA-256, a scope and an
+   * expiry (at least one), or a key file's keys (`parseKeyFile`); or a key ring (`createKeyRing`) the host
+   * may replace keys in while the app serves.
+   */
+  readonly apiKeys: readonly ApiKey[] | KeyList | KeyRing;
   /** The path the API is mounted under, without a trailing slash (`""` for the root). Default `/v1`. */
   readonly basePath?: string;
   /** The largest accepted request body in bytes. Default 65536 (64 KiB). */
@@ -60,17 +66,17 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   if (basePath !== "" && (!basePath.startsWith("/") || basePath.endsWith("/"))) {
     throw new RangeError(`Cannot create app: basePath must start and not end with "/", got "${basePath}"`);
   }
-  const checkKey = createKeyChecker(options.apiKeys);
+  const keys = keyRingOf(options.apiKeys);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const realm = options.realm ?? "animal-store";
   const onError = options.onError ?? ((error: unknown) => console.error("animal-store: unexpected error", error));
   const matchRoute = createRouteMatcher(routes);
   const texts = createPetTexts();
-  const idempotency = createIdempotencyGuard(bearerToken);
+  const idempotency = createIdempotencyGuard(tokenDigest);
   const originOf = createOriginResolver(options);
   const setup: PlugSetup = {
     basePath,
-    apiKeys: options.apiKeys,
+    keys,
     store: options.store,
     forwardedFor: forwardedForReader(options.trustProxy ?? false),
     methodsAt: (path) => plugPaths.get(path) ?? routeMethodsAt(path),
@@ -135,15 +141,19 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     return await dispatch(request, match, target, baseUrl, carried.headers);
   }
 
-  /** The key is checked before routing, so an unknown path or method without a key answers 401. */
+  /**
+   * The key is checked before routing, so an unknown path or method without a key answers 401; its
+   * scope once the operation is known, so a read-only key's write answers 403 (a 404 or 405 first).
+   */
   async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Readonly<Record<string, string>>): Promise<Response> {
-    const outcome = match?.route?.public ? "ok" : checkKey(request.headers.get("authorization"));
-    if (outcome !== "ok") return unauthorized(outcome, realm, carried);
+    const check = match?.route?.public ? undefined : keys.keyOf(request);
+    if (check !== undefined && check.outcome !== "valid") return unauthorized(check, realm, carried);
     if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, carried);
     if (match.route === undefined) {
       const { allow } = match;
       return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...carried, allow });
     }
+    if (check !== undefined && !mayUse(check.key.scope, match.route.method)) return insufficientScope(request.method, target.path, realm, carried);
     const { store } = options;
     const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried, texts });
     const response = await match.route.handler(context);

@@ -1,68 +1,38 @@
 /**
  * @module
- * Bearer API key checking (RFC 6750), in constant time.
- *
- * A token is compared with each key over the whole length of the key, character by character,
- * without stopping at the first difference: the time taken depends only on the configured keys'
- * lengths, never on how much of a guess is right. (Comparing SHA-256 digests would do the same, but
- * `crypto.subtle.digest` is asynchronous and cost more than everything else a list request does.)
+ * Bearer API keys (RFC 6750): what the app answers once the key ring (`api-keys/mod.ts`) has found
+ * the key a request carries. Without a known key, 401 with a `WWW-Authenticate` challenge; with a key
+ * past its expiry, 401 saying so; with a key of scope `read`, 403 on an operation that is not a read.
+ * No answer says which keys exist.
  */
+import type { KeyCheck, KeyScope } from "./api-keys/mod.ts";
 import { errorResponse } from "./errors.ts";
 
-/** The outcome of checking an `Authorization` header. */
-export type AuthOutcome = "ok" | "missing" | "invalid";
+/** The methods a key of scope `read` may use: the safe methods (RFC 9110 §9.2.1) the service answers. */
+export const READ_METHODS: readonly string[] = Object.freeze(["GET", "HEAD", "OPTIONS"]);
 
-/** Checks the `Authorization` header of a request against the configured keys. */
-export type KeyChecker = (authorization: string | null) => AuthOutcome;
-
-// RFC 6750 §2.1: a bearer token has the token68 syntax (RFC 9110 §11.2).
-const TOKEN68 = "[A-Za-z0-9\\-._~+/]+=*";
-// RFC 9110 §11.4: the scheme is case-insensitive and followed by one or more spaces.
-const BEARER = new RegExp(`^bearer +(${TOKEN68}) *$`, "i");
-const BEARER_SCHEME = /^bearer(?: |$)/i;
-const BEARER_TOKEN = new RegExp(`^${TOKEN68}$`);
-
-/** Whether a key can be sent as a bearer token (RFC 6750 token68: letters, digits, `-._~+/`, then `=`). */
-export function isBearerToken(key: string): boolean {
-  return BEARER_TOKEN.test(key);
-}
-
-/** The token of a well-formed `Authorization: Bearer <token>` header, or `undefined`. */
-export function bearerToken(authorization: string | null): string | undefined {
-  return authorization === null ? undefined : BEARER.exec(authorization)?.[1];
-}
-
-/** A checker that accepts exactly the given keys; throws when there are none or one is not a token. */
-export function createKeyChecker(keys: readonly string[]): KeyChecker {
-  if (keys.length === 0) throw new RangeError("Cannot check API keys: no key is configured");
-  if (!keys.every(isBearerToken)) {
-    throw new RangeError("Cannot check API keys: a key holds characters a bearer token cannot carry");
-  }
-  const configured = [...keys];
-  return (authorization) => {
-    if (authorization === null || !BEARER_SCHEME.test(authorization)) return "missing";
-    const token = bearerToken(authorization);
-    if (token === undefined) return "invalid";
-    let matched = false;
-    for (const key of configured) matched = equalInConstantTime(token, key) || matched;
-    return matched ? "ok" : "invalid";
-  };
-}
-
-/** Whether `token` equals `key`, looking at every character of `key` whatever differs. */
-function equalInConstantTime(token: string, key: string): boolean {
-  let difference = token.length ^ key.length;
-  // Past the token's end charCodeAt gives NaN, which `| 0` turns into 0: still a difference.
-  for (let i = 0; i < key.length; i++) difference |= key.charCodeAt(i) ^ (token.charCodeAt(i) | 0);
-  return difference === 0;
+/** Whether a key of `scope` may use an operation of `method`. */
+export function mayUse(scope: KeyScope, method: string): boolean {
+  return scope === "write" || READ_METHODS.includes(method);
 }
 
 /** The 401 for a request without a valid key, with its `WWW-Authenticate` challenge and the headers every answer to the request carries. */
-export function unauthorized(outcome: Exclude<AuthOutcome, "ok">, realm: string, headers: Readonly<Record<string, string>>): Response {
-  // RFC 6750 §3: name the error only when a bearer token was sent.
-  const challenge = outcome === "missing" ? `Bearer realm="${realm}"` : `Bearer realm="${realm}", error="invalid_token"`;
-  const message = outcome === "missing"
+export function unauthorized(check: Exclude<KeyCheck, { outcome: "valid" }>, realm: string, headers: Readonly<Record<string, string>>): Response {
+  // RFC 6750 §3: name the error only when a bearer token was sent; its description for an expired one (§3's example).
+  const challenge = check.outcome === "missing"
+    ? `Bearer realm="${realm}"`
+    : `Bearer realm="${realm}", error="invalid_token"${check.outcome === "expired" ? ', error_description="The access token expired"' : ""}`;
+  const message = check.outcome === "missing"
     ? "Missing API key: send it as Authorization: Bearer <key>"
+    : check.outcome === "expired"
+    ? `Expired API key: this key expired at ${new Date(check.key.expiresAt!).toISOString()}; use the key that replaces it`
     : "Invalid API key: the bearer token is not a known key";
   return errorResponse("unauthorized", message, { ...headers, "www-authenticate": challenge });
+}
+
+/** The 403 for a key whose scope does not allow the operation (RFC 6750 §3.1 `insufficient_scope`), naming the scope it needs. */
+export function insufficientScope(method: string, path: string, realm: string, headers: Readonly<Record<string, string>>): Response {
+  const challenge = `Bearer realm="${realm}", error="insufficient_scope", scope="write"`;
+  const message = `Cannot ${method} ${path}: this API key may only read (scope read: ${READ_METHODS.join(", ")}); use a key of scope write`;
+  return errorResponse("insufficient_scope", message, { ...headers, "www-authenticate": challenge });
 }

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   invalid_header: 400,
   invalid_request: 400,
   unauthorized: 401,
+  insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

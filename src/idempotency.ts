@@ -38,10 +38,10 @@ export function readIdempotencyKey(header: string | null): Validation<string | u
   };
 }
 
-/** One app's idempotency bookkeeping (made in `_internal/_idempotency-guard.ts`): which keyed creates are being answered, and the digests of its API keys. */
+/** One app's idempotency bookkeeping (made in `_internal/_idempotency-guard.ts`): which keyed creates are being answered. */
 export interface IdempotencyGuard {
-  /** The scoped key for a request's `Idempotency-Key`, its client named by a digest of the request's API key. */
-  scope(authorization: string | null, key: string): Promise<IdempotencyKey>;
+  /** The scoped key for a request's `Idempotency-Key`, its client named by the SHA-256 of the request's API key. */
+  scope(authorization: string | null, key: string): IdempotencyKey;
   /** Notes that a request is being answered under `key`; false when another one already is (the repeat answers 409). */
   startAnswering(key: IdempotencyKey): boolean;
   /** Notes that the request under `key` is answered, so a retry with it is no longer a 409. */

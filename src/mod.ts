@@ -16,6 +16,9 @@
  */
 export type { AppOptions } from "./app.ts";
 export { createApp, DEFAULT_MAX_BODY_BYTES } from "./app.ts";
+export type { ApiKey, ApiKeyEntry, KeyChanges, KeyCheck, KeyList, KeyRing, KeyScope, KnownKey } from "./api-keys/mod.ts";
+export { createKeyRing, HASH_PREFIX } from "./api-keys/mod.ts";
+export { keyFileLine, MAX_KEY_LINE, parseKeyFile } from "./api-keys/key-file.ts";
 export type { ErrorBody, ErrorCode } from "./errors.ts";
 export { ERROR_STATUS, errorResponse } from "./errors.ts";
 export { jsonResponse } from "./_internal/_json-response.ts";

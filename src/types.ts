@@ -22,6 +22,7 @@
  * the health check and the metrics what it is doing through `report`, which every plug may read
  * (`PlugSetup.reports`).
  */
+import type { KeyRing } from "./api-keys/mod.ts";
 import type { PetStore } from "./store.ts";
 
 /** A JSON value. */
@@ -54,8 +55,8 @@ export interface App {
 export interface PlugSetup {
   /** The path the API is mounted under, e.g. `/v1` (`""` for the root). */
   readonly basePath: string;
-  /** The bearer tokens the app accepts: a request carrying one carries a valid key. */
-  readonly apiKeys: readonly string[];
+  /** The keys the app accepts: `keys.keyOf(request)` is the key a request carries, looked up once for the whole app. */
+  readonly keys: KeyRing;
   /** Where the app keeps pets. */
   readonly store: PetStore;
   /** The client address the trusted proxy forwarded (without a port, not yet checked), or `undefined` when none is trusted or sent. */

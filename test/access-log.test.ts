@@ -4,7 +4,7 @@ import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts"
 import { createAccessLog, requestLineJson, visible } from "../adapters/server/access-log.ts";
 import { createBatch } from "../adapters/server/_batch.ts";
 import { rawTarget } from "../src/_internal/_request-target.ts";
-import { createMemoryStore } from "../src/mod.ts";
+import { createKeyRing, createMemoryStore } from "../src/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 
 /** An app over a fresh memory store wrapped in a log that records its lines; reading them flushes the log. */
@@ -64,6 +64,22 @@ describe("access log", () => {
     await call(app, "/v1/pets", { headers: { authorization: "Bearer wrong-secret" } });
     const log = lines().join("\n");
     for (const secret of [KEY, "wrong-secret", "Bearer", "secret-retry-key"]) expect(log).not.toContain(secret);
+  });
+
+  test("given the app's keys, a line names the request's key, text (keyName=) and JSON; none for a request without a known one (issue 50)", async () => {
+    for (const format of ["text", "json"] as const) {
+      const lines: string[] = [];
+      const keys = createKeyRing([{ name: "shop", key: KEY }, { name: "old", key: "old-key", expires: "2020-01-01T00:00:00Z" }]);
+      const log = createAccessLog({ format, keys, write: (line) => lines.push(line), writeError: () => {} });
+      const app = log.wrap(testApp({ apiKeys: keys }));
+      await get(app, "/v1/pets");
+      await call(app, "/v1/pets", { headers: { authorization: "Bearer old-key" } });
+      await call(app, "/v1/pets", { headers: { authorization: "Bearer wrong" } });
+      log.flush();
+      const names = lines.map((line) => (format === "json" ? (JSON.parse(line) as RequestRecord).keyName : /keyName=(\S+)/.exec(line)?.[1]));
+      expect({ format, names }).toEqual({ format, names: ["shop", "old", undefined] });
+      expect(lines.join("\n")).not.toContain(KEY);
+    }
   });
 
   test("the text format is one line: time, id, method, target, status, bytes, duration", async () => {

@@ -53,7 +53,7 @@ describe("an export of a store never written fails loudly, and writes nothing", 
     const url = await (await postgresServer()).createDatabase();
     const { host, pathname } = new URL(url);
     const name = `the PostgreSQL database "${pathname.slice(1)}" on ${host}`;
-    const bare = await runCommand("bun", ["export", "--store", "postgres", "--database-url", url]);
+    const bare = await runCommand("bun", ["export", "--store", "postgres"], { env: { DATABASE_URL: url } });
     expect(bare).toEqual({
       code: 1,
       stdout: "",
@@ -63,8 +63,8 @@ describe("an export of a store never written fails loudly, and writes nothing", 
     const sql = new Bun.SQL(url, { max: 1 });
     expect((await sql`select to_regclass('animal_store') as present`)[0].present).toBeNull();
     await sql.close();
-    expect((await runCommand("bun", ["migrate", "--store", "postgres", "--database-url", url])).code).toBe(0);
-    const empty = await runCommand("bun", ["export", "--store", "postgres", "--database-url", url]);
+    expect((await runCommand("bun", ["migrate", "--store", "postgres"], { env: { DATABASE_URL: url } })).code).toBe(0);
+    const empty = await runCommand("bun", ["export", "--store", "postgres"], { env: { DATABASE_URL: url } });
     expect([empty.code, empty.stdout, empty.stderr.split("\n").at(-2)]).toEqual([1, "", emptyRefusal(name).trimEnd()]);
   }, 30_000);
 
@@ -79,7 +79,7 @@ describe("import --check", () => {
     expect((await runCommand("bun", ["export", "--data-file", await fileWith(5), "--out", backup])).code).toBe(0);
     const sha = /"sha256":"([0-9a-f]{64})"/.exec(readFileSync(backup, "utf8"))![1];
     // The store named is unreachable: a check never opens it.
-    const checked = await runCommand("bun", ["import", "--check", "--in", backup, "--store", "postgres", "--database-url", "postgres://nobody@127.0.0.1:1/none"]);
+    const checked = await runCommand("bun", ["import", "--check", "--in", backup, "--store", "postgres"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(checked).toEqual({
       code: 0,
       stdout: `checked ${backup}: 5 pets (last id 5), sha256 ${sha}: every line is a pet an import takes, and the last line's count, last id and checksum agree; nothing was written\n`,

@@ -45,6 +45,7 @@ describe("standalone settings", () => {
       host: "0.0.0.0",
       apiKeys: ["k"],
       keyGenerated: false,
+      secretFlags: ["--api-keys"],
       store: "memory",
       dataFile: "d.json",
       databaseUrl: "",
@@ -60,6 +61,30 @@ describe("standalone settings", () => {
     expect(readConfig({ MIGRATE: "off" }, []).ok && readConfig({ MIGRATE: "off" }, [])).toMatchObject({ value: { migrate: false } });
     expect(readConfig({}, ["--migrate", "on"])).toMatchObject({ value: { migrate: true } });
     expect(readConfig({ MIGRATE: "no" }, [])).toEqual({ ok: false, issues: ['MIGRATE must be "on" or "off", got "no"'] });
+  });
+
+  test("API_KEYS_FILE names a key file, and then no key is generated; PID_FILE a file for the process id (issue 50)", () => {
+    const result = readConfig({ API_KEYS_FILE: "data/keys", PID_FILE: "data/animal-store.pid" }, []);
+    expect(result.ok && [result.value.keyFile, result.value.pidFile, result.value.keyGenerated, result.value.apiKeys]).toEqual(["data/keys", "data/animal-store.pid", false, []]);
+  });
+
+  test("a secret setting given both itself and as a file is a problem, naming both (issue 50)", () => {
+    const both = readConfig({ API_KEYS: "k", DATABASE_URL: "postgres://a/b" }, ["--api-keys-file", "data/keys", "--database-url-file=data/url", "--otel-exporter-otlp-headers=a=b", "--otel-exporter-otlp-headers-file", "h"]);
+    expect(both.ok ? [] : both.issues.filter((issue) => issue.includes("are both set")).map((issue) => issue.split(" are")[0])).toEqual([
+      "API_KEYS and API_KEYS_FILE",
+      "DATABASE_URL and DATABASE_URL_FILE",
+      "OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_HEADERS_FILE",
+    ]);
+  });
+
+  test("the secret settings given as flags are listed once each, to be warned of; their _FILE flags are not secrets (issue 50)", () => {
+    const result = readConfig({}, ["--api-keys", "k", "--database-url=postgres://u:p@h/d", "--api-keys", "k2", "--otel-exporter-otlp-traces-headers-file", "f"]);
+    expect(result.ok && result.value.secretFlags).toEqual(["--api-keys", "--database-url"]);
+  });
+
+  test("a value read from a secret's file stands for the setting (readSecretFiles gives them)", () => {
+    const result = readConfig({ STORE: "postgres" }, [], { DATABASE_URL: "postgres://u:p@db/pets" });
+    expect(result.ok && result.value.databaseUrl).toBe("postgres://u:p@db/pets");
   });
 
   test("STORE=postgres takes DATABASE_URL, or --database-url over it", () => {

@@ -4,12 +4,13 @@
  * HTTP, the reference page, and a clean stop on SIGTERM that loses nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
 import packageJson from "../package.json" with { type: "json" };
 import { SETTINGS } from "../adapters/server/settings.ts";
 import { captureOutput } from "./output.ts";
+import { expectPageRun, runKeysPage } from "./keys-page.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startOtlpReceiver } from "./fixtures/otlp-receiver.ts";
 import { UNPRIVILEGED } from "./server-process.ts";
@@ -162,7 +163,38 @@ describe("the executable serving", () => {
     }
   }, 30_000);
 
-  test("SIGHUP (a closed terminal) stops it as SIGTERM does: stopped, exit 0, the data file's lock released", async () => {
+  test("API_KEYS_FILE, made with its own key command: the names in the log, a read-only key's 403, and SIGHUP reading the file again (issue 50)", async () => {
+    const keyFile = join(folder, "data", "keys");
+    mkdirSync(join(folder, "data"), { recursive: true });
+    const made = [await run(["key", "--name", "shop", "--key-out", "data/shop.key"]), await run(["key", "--name", "reports", "--scope", "read", "--key-out", "data/reports.key"])];
+    expect(made.map((result) => result.code)).toEqual([0, 0]);
+    writeFileSync(keyFile, made.map((result) => result.stdout).join(""), { mode: 0o600 });
+    const bearerOf = (name: string) => ({ authorization: `Bearer ${readFileSync(join(folder, "data", `${name}.key`), "utf8").trim()}` });
+    const [shop, reports] = [bearerOf("shop"), bearerOf("reports")];
+    const server = await start({ STORE: "memory", API_KEYS: "", API_KEYS_FILE: "data/keys", PID_FILE: "data/exe.pid" });
+    try {
+      expect((await fetch(`${server.url}/pets`, { method: "POST", headers: { ...shop, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' })).status).toBe(201);
+      expect((await fetch(`${server.url}/pets`, { method: "POST", headers: { ...reports, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' })).status).toBe(403);
+      // The shop's key revoked: its line gone, the file read again on SIGHUP sent to the pid in PID_FILE.
+      writeFileSync(keyFile, made[1]!.stdout, { mode: 0o600 });
+      process.kill(Number(readFileSync(join(folder, "data", "exe.pid"), "utf8")), "SIGHUP");
+      while (!server.output().includes("reloaded API_KEYS_FILE")) await Bun.sleep(20);
+      expect(server.output()).toContain('reloaded API_KEYS_FILE "data/keys": 0 added, 1 removed, 1 kept (0 of them changed)');
+      expect((await fetch(`${server.url}/pets`, { headers: shop })).status).toBe(401);
+      expect((await fetch(`${server.url}/pets`, { headers: reports })).status).toBe(200);
+    } finally {
+      expect(await stop(server)).toBe(0);
+    }
+    expect(server.output()).toMatch(/POST \/v1\/pets 201 \d+ [\d.]+ms keyName=shop\n/);
+    expect(server.output()).toMatch(/POST \/v1\/pets 403 \d+ [\d.]+ms keyName=reports\n/);
+    expect(existsSync(join(folder, "data", "exe.pid"))).toBe(false);
+  }, 30_000);
+
+  test("docs/operating.md's API keys section runs as printed on the executable (issue 50)", async () => {
+    expectPageRun(await runKeysPage(exe));
+  }, 90_000);
+
+  test("SIGHUP (a closed terminal) without API_KEYS_FILE stops it as SIGTERM does: stopped, exit 0, the data file's lock released", async () => {
     const server = await start({ STORE: "file", DATA_FILE: "data/hangup.json" });
     expect((await createPet(server.url, "Hup")).status).toBe(201);
     expect(await stop(server, "SIGHUP")).toBe(0);

@@ -6,17 +6,29 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import type { Pet } from "../src/mod.ts";
+import type { ApiKeyEntry, Pet } from "../src/mod.ts";
 import type { StoreName } from "../adapters/server/stores.ts";
 import type { NodeLineRuntime, Runtime } from "./server-process.ts";
 import { allowedAt, refusedAt } from "./helpers.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
 import { tempDataFile } from "./temp.ts";
+import { keyFileOf } from "./keys-suite.ts";
 
 /** The key the servers under test accept. */
 export const HTTP_SUITE_KEY = "http-suite-key";
 const AUTH = { authorization: `Bearer ${HTTP_SUITE_KEY}` };
+/** Keys the servers also accept, from their key file: one of scope read, one expired. */
+const READ_KEY = "http-suite-read-key";
+const EXPIRED_KEY = "http-suite-expired-key";
+
+/** Every key of the servers under test, as their key file holds them. */
+export const HTTP_SUITE_KEYS: readonly ApiKeyEntry[] = Object.freeze([
+  { name: "other", key: "other-key" },
+  { name: "suite", key: HTTP_SUITE_KEY },
+  { name: "reader", key: READ_KEY, scope: "read" },
+  { name: "retired", key: EXPIRED_KEY, expires: "2020-01-01T00:00:00Z" },
+]);
 const JSON_AUTH = { ...AUTH, "content-type": "application/json" };
 
 /** A running server under test, possibly behind a proxy. */
@@ -44,7 +56,7 @@ const FRESH_STORES: Readonly<Record<StoreName, () => Promise<Record<string, stri
 export function serverTarget(runtime: Runtime | NodeLineRuntime, store: StoreName): () => Promise<Target> {
   return async () => {
     const storeSettings = await FRESH_STORES[store]();
-    const server = await startServer(runtime, { API_KEYS: `other-key,${HTTP_SUITE_KEY}`, ...storeSettings });
+    const server = await startServer(runtime, { API_KEYS_FILE: keyFileOf(HTTP_SUITE_KEYS), ...storeSettings });
     return { url: server.url, directUrl: server.url, stop: async () => void (await server.stop("SIGKILL")) };
   };
 }
@@ -142,6 +154,17 @@ export function httpSuite(name: string, start: () => Promise<Target>): void {
       expect(await missing.json()).toEqual({ code: "unauthorized", message: expect.any(String), status: 401 });
       const wrong = await fetch(`${direct}/pets`, { headers: { authorization: "bearer nope" } });
       expect(wrong.headers.get("www-authenticate")).toBe('Bearer realm="animal-store", error="invalid_token"');
+    });
+
+    test("a key of scope read lists, and its create answers 403 insufficient_scope; an expired key 401 saying it expired (issue 50)", async () => {
+      expect((await send(`${base}/pets`, { headers: { authorization: `Bearer ${READ_KEY}` } })).status).toBe(200);
+      const refused = await send(`${base}/pets`, { method: "POST", headers: { authorization: `Bearer ${READ_KEY}`, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="animal-store", error="insufficient_scope", scope="write"');
+      expect(await refused.json()).toEqual({ code: "insufficient_scope", message: expect.stringContaining("may only read"), status: 403 });
+      const expired = await send(`${base}/pets`, { headers: { authorization: `Bearer ${EXPIRED_KEY}` } });
+      expect(expired.status).toBe(401);
+      expect(((await expired.json()) as { message: string }).message).toStartWith("Expired API key: this key expired at 2020-01-01T00:00:00.000Z");
     });
 
     test("a wrong method answers 405 with Allow; an unknown path 404; both as error objects", async () => {

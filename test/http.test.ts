@@ -6,6 +6,7 @@ import { hardeningSuite } from "./hardening-suite.ts";
 import { hostileSuite } from "./hostile-suite.ts";
 import { httpSuite, serverTarget } from "./http-suite.ts";
 import { idempotencySuite } from "./idempotency-suite.ts";
+import { keysSuite } from "./keys-suite.ts";
 import { lifecycleSuite } from "./lifecycle-suite.ts";
 import { operationsSuite } from "./operations-suite.ts";
 
@@ -17,6 +18,7 @@ for (const runtime of RUNTIMES) {
   durabilitySuite(runtime);
   idempotencySuite(runtime);
   operationsSuite(runtime);
+  keysSuite(runtime);
   hardeningSuite(runtime);
   hostileSuite(runtime);
 }
@@ -24,6 +26,7 @@ for (const runtime of RUNTIMES) {
 // The standalone server on Deno with `DENO_SERVER=Deno.serve`: what depends on the HTTP server.
 httpSuite("HTTP on deno-serve with the memory store", serverTarget("deno-serve", "memory"));
 lifecycleSuite("deno-serve");
+keysSuite("deno-serve");
 hardeningSuite("deno-serve");
 hostileSuite("deno-serve");
 

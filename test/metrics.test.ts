@@ -21,6 +21,19 @@ function valueOf(text: string, series: string): number | undefined {
 }
 
 describe("metrics", () => {
+  test("have no per-key label: a thousand named keys add no series, and no name or key is in the text (issue 50)", async () => {
+    const keys = Array.from({ length: 1000 }, (_, i) => ({ name: `client-${i}`, key: `secret-of-client-${i}` }));
+    const metrics = createMetrics({ basePath: "/v1" });
+    const app = metrics.wrap(testApp({ apiKeys: keys }));
+    await call(app, "/v1/pets", { headers: { authorization: "Bearer secret-of-client-0" } });
+    const one = (await metrics.text()).split("\n").length;
+    for (const { key } of keys) await call(app, "/v1/pets", { headers: { authorization: `Bearer ${key}` } });
+    const text = await metrics.text();
+    expect(text.split("\n").length).toBe(one);
+    expect(valueOf(text, 'animal_store_http_requests_total{route="/v1/pets",method="GET",status="200"}')).toBe(1001);
+    expect(text).not.toMatch(/client-|secret-of/);
+  });
+
   test("the measured store keeps every method of the store it wraps, measured or not", async () => {
     const store = { ...createMemoryStore(), forget: (id: number) => Promise.resolve(`forgot ${id}`) };
     const observed = createMetrics({ basePath: "/v1" }).observeStore(store) as typeof store;

@@ -269,7 +269,7 @@ describe("animal-store migrate", () => {
       expect(outcome.code).toBe(2);
       expect(outcome.stderr).toStartWith("animal-store migrate: ");
     }
-    const database = await runCommand("bun", ["migrate", "--store", "postgres", "--database-url", "postgres://nobody@127.0.0.1:1/none"]);
+    const database = await runCommand("bun", ["migrate", "--store", "postgres"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
     expect(database.code).toBe(1);
     expect(database.stderr).toEndWith("; nothing was changed\n");
   }, 60_000);

@@ -6,7 +6,13 @@ import { DEFAULT_MAX_BODY_BYTES, ERROR_STATUS, MAX_EXACT_INTEGER, NAME_MAX_LENGT
 import { LIMIT } from "../src/operations/list-pets.ts";
 import { ROUTES } from "../src/routes.ts";
 import { createAccessLog } from "../adapters/server/access-log.ts";
-import { AUTH, call, createPets, get, post, testApp } from "./helpers.ts";
+import { READ_METHODS } from "../src/auth.ts";
+import { AUTH, call, createPets, get, KEY, post, testApp } from "./helpers.ts";
+
+/** A read-only key beside `KEY`, and one that has expired, for the 403 and the expired 401. */
+const READ_KEY = "read-only-key";
+const EXPIRED_KEY = "expired-key";
+const keyedApp = () => testApp({ apiKeys: [KEY, { name: "reports", key: READ_KEY, scope: "read" }, { name: "old", key: EXPIRED_KEY, expires: "2020-01-01T00:00:00Z" }] });
 
 /** Follows a path of keys into the document. */
 function at(...keys: string[]): any {
@@ -315,6 +321,7 @@ describe("the OpenAPI document", () => {
       ["/pets/{petId}", "get", "404", "not_found", await get(app, "/v1/pets/7")],
       ["/pets", "options", "405", "method_not_allowed", await call(app, "/v1/pets", { method: "OPTIONS", headers: AUTH })],
       ["/store/orders", "get", "501", "not_implemented", await get(app, "/v1/store/orders")],
+      ["/pets", "post", "403", "insufficient_scope", await call(keyedApp(), "/v1/pets", { method: "POST", headers: { authorization: `Bearer ${READ_KEY}`, "content-type": "application/json" }, body: "{}" })],
     ];
     for (const [path, method, status, code, response] of cases) {
       expect({ path, method, status, body: await response.json() }).toEqual({ path, method, status, body: example(path, method, status, code) });
@@ -408,6 +415,23 @@ describe("the OpenAPI document", () => {
     expect(wrongKey.headers.get("www-authenticate")).toMatch(header("WWW-Authenticate"));
     const wrongMethod = await call(app, "/v1/pets", { method: "PUT", headers: AUTH });
     expect(wrongMethod.headers.get("allow")).toMatch(new RegExp(at("components", "responses", "MethodNotAllowed", "headers", "Allow", "schema", "pattern")));
+    const keyed = keyedApp();
+    const expired = await call(keyed, "/v1/pets", { headers: { authorization: `Bearer ${EXPIRED_KEY}` } });
+    expect(expired.headers.get("www-authenticate")).toMatch(header("WWW-Authenticate"));
+    const readOnly = await call(keyed, "/v1/pets", { method: "POST", headers: { authorization: `Bearer ${READ_KEY}`, "content-type": "application/json" }, body: "{}" });
+    expect(readOnly.headers.get("www-authenticate")).toMatch(header("WWW-Authenticate"));
+  });
+
+  test("an operation declares 403 exactly when a key of scope read may not use it, and such a key gets that 403 (issue 50)", async () => {
+    const keyed = keyedApp();
+    await createPets(keyed, [{ name: "a", categoryId: 1 }]);
+    for (const { path, method, operation } of operations().filter(({ method }) => method !== "OPTIONS")) {
+      const where = `${method} ${path}`;
+      expect({ where, declares403: "403" in operation.responses }).toEqual({ where, declares403: !READ_METHODS.includes(method) });
+      const headers: Record<string, string> = { authorization: `Bearer ${READ_KEY}`, "content-type": "application/json" };
+      const answer = await call(keyed, `/v1${path.replace("{petId}", "1")}`, { method, headers, ...(method === "POST" ? { body: '{"name":"b","categoryId":1}' } : {}) });
+      expect({ where, refused: answer.status === 403 }).toEqual({ where, refused: !READ_METHODS.includes(method) });
+    }
   });
 });
 

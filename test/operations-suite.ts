@@ -88,7 +88,7 @@ export function operationsSuite(runtime: Runtime): void {
       expect(await exited).toBe(0);
     }, 20_000);
 
-    test("logs one line per request on stdout with the X-Request-Id it answers, and never the key", async () => {
+    test("logs one line per request on stdout with the X-Request-Id it answers and the key's name (key-1, the first of API_KEYS), never the key", async () => {
       const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY });
       try {
         const response = await fetch(`${server.url}/pets?limit=3`, { headers: AUTH });
@@ -97,7 +97,7 @@ export function operationsSuite(runtime: Runtime): void {
         // Off by default.
         expect(response.headers.get("server-timing")).toBeNull();
         const line = await lineMatching(server.output, new RegExp(` ${id} `));
-        expect(line).toMatch(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=3 200 2 [0-9.]+ms$`));
+        expect(line).toMatch(new RegExp(`^\\S+Z ${id} GET /v1/pets\\?limit=3 200 2 [0-9.]+ms keyName=key-1$`));
         await fetch(`${server.url}/pets`, { headers: { authorization: "Bearer not-the-key" } });
         await lineMatching(server.output, / 401 /);
         for (const key of [KEY, "not-the-key"]) expect(server.output()).not.toContain(key);
@@ -146,7 +146,7 @@ export function operationsSuite(runtime: Runtime): void {
       }
       const lines = server.output().split("\n").filter((line) => / GET \/v1\/pets\?limit=/.test(line));
       expect(lines).toHaveLength(200);
-      for (const line of lines) expect(line).toMatch(/^\S+Z [0-9a-f-]{36} GET \/v1\/pets\?limit=\d+ 200 2 [0-9.]+ms$/);
+      for (const line of lines) expect(line).toMatch(/^\S+Z [0-9a-f-]{36} GET \/v1\/pets\?limit=\d+ 200 2 [0-9.]+ms keyName=key-1$/);
       expect(new Set(lines.map((line) => line.split(" ")[1]))).toEqual(new Set(ids));
     }, 30_000);
 

@@ -6,9 +6,9 @@
  * starts, one when it ends, the time reported) until an exchange succeeds again.
  */
 import { describe, expect, test } from "bun:test";
-import type { App, ConnectionInfo, NamedReport, Plug, TrustedProxyHeader } from "../src/mod.ts";
+import type { ApiKey, App, ConnectionInfo, KeyRing, NamedReport, Plug, TrustedProxyHeader } from "../src/mod.ts";
 import type { CounterUse, RateCounters, RateLimit, RateLimitOptions } from "../src/plugs/rate-limit/mod.ts";
-import { createApp, createMemoryStore } from "../src/mod.ts";
+import { createApp, createKeyRing, createMemoryStore } from "../src/mod.ts";
 import { createMemoryCounters, rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { AUTH, KEY } from "./helpers.ts";
 
@@ -59,7 +59,7 @@ function lines(): { logger: Pick<Console, "warn">; said: string[] } {
 }
 
 /** An app limited by `limit`, sharing its counts as `options` says, with a plug that reads the reports. */
-function sharedApp(limit: RateLimit, options: RateLimitOptions, more: { apiKeys?: string[]; trustProxy?: TrustedProxyHeader } = {}): App & { reports(): readonly NamedReport[] } {
+function sharedApp(limit: RateLimit, options: RateLimitOptions, more: { apiKeys?: readonly ApiKey[] | KeyRing; trustProxy?: TrustedProxyHeader } = {}): App & { reports(): readonly NamedReport[] } {
   let reports: () => readonly NamedReport[] = () => [];
   const reader: Plug = (setup) => ((reports = setup.reports), { name: "reader" });
   const app = createApp({ store: createMemoryStore(), apiKeys: more.apiKeys ?? [KEY, OTHER_KEY], plugs: [rateLimit(limit, { syncMs: SYNC_MS, ...options }), reader], ...(more.trustProxy === undefined ? {} : { trustProxy: more.trustProxy }) });
@@ -109,17 +109,34 @@ describe("rate limits shared through a counter store", () => {
     expect(await statuses(first!, 1)).toEqual([429]);
   });
 
-  test("what reaches the store holds no key: a key is key: and a digest, the same in another app whatever its place in API_KEYS", async () => {
+  test("what reaches the store holds no key: a key is key: and its name, the same in another app whatever its place in the keys", async () => {
     const store = recording();
-    const [first, second] = [sharedApp(HOURLY, { counters: store.counters }), sharedApp(HOURLY, { counters: store.counters }, { apiKeys: [OTHER_KEY, KEY] })];
+    const named = [{ name: "shop", key: KEY }, { name: "reports", key: OTHER_KEY }];
+    const [first, second] = [sharedApp(HOURLY, { counters: store.counters }, { apiKeys: named }), sharedApp(HOURLY, { counters: store.counters }, { apiKeys: named.toReversed() })];
     await statuses(first!, 1);
     await until(() => store.settled() === 1, "an exchange");
     await statuses(second!, 1);
     await until(() => store.settled() === 2, "the other app's exchange");
     const ids = store.exchanges.map((uses) => uses.map((use) => use.id));
-    expect(ids[0]).toEqual([expect.stringMatching(/^key:[A-Za-z0-9_-]{43}$/)]);
-    expect(ids[1]).toEqual(ids[0]!);
+    expect(ids).toEqual([["key:shop"], ["key:shop"]]);
     expect(JSON.stringify(store.exchanges)).not.toContain(KEY);
+  });
+
+  test("a reload of the keys neither resets nor mixes two keys' shared budgets: each goes on under its name (issue 50)", async () => {
+    const store = recording();
+    const keys = createKeyRing([{ name: "shop", key: KEY }, { name: "reports", key: OTHER_KEY }]);
+    const app = sharedApp(HOURLY, { counters: store.counters }, { apiKeys: keys });
+    const reports = { authorization: `Bearer ${OTHER_KEY}` };
+    expect(await statuses(app, 3, AUTH)).toEqual([200, 200, 200]);
+    expect(await statuses(app, 1, reports)).toEqual([200]);
+    await until(() => totalCost(store) === 4 * HOUR, "the four requests to reach the store");
+    keys.replace([{ name: "reports", key: OTHER_KEY }, { name: "shop", key: KEY }]);
+    expect(await statuses(app, 2, AUTH)).toEqual([200, 429]);
+    expect(await statuses(app, 4, reports)).toEqual([200, 200, 200, 429]);
+    await until(() => totalCost(store) === 8 * HOUR, "the requests after the reload to reach the store");
+    const costs = new Map<string, number>();
+    for (const use of store.exchanges.flat()) costs.set(use.id, (costs.get(use.id) ?? 0) + use.costMs);
+    expect(costs).toEqual(new Map([["key:shop", 4 * HOUR], ["key:reports", 4 * HOUR]]));
   });
 
   test("an address reaches the store as the form it is counted in: every spelling of one address one id, IPv6 by its /64, anything else unknown", async () => {

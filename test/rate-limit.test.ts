@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { App, ConnectionInfo, TrustedProxyHeader } from "../src/mod.ts";
 import type { RateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { readConfig } from "../adapters/server/config.ts";
-import { createApp, createMemoryStore } from "../src/mod.ts";
+import { createApp, createKeyRing, createMemoryStore } from "../src/mod.ts";
 import { parseRateLimit, rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { AUTH, errorOf, KEY } from "./helpers.ts";
 
@@ -74,6 +74,31 @@ describe("rate limits", () => {
     const app = limitedApp(HOURLY);
     expect(await statuses(app, 4, AUTH)).toEqual([200, 200, 200, 429]);
     expect(await statuses(app, 3, { authorization: `Bearer ${OTHER_KEY}` })).toEqual([200, 200, 200]);
+  });
+
+  test("each key is counted by its name, and a key's 429 names no other key; a key that goes at a replace is forgotten once full again (issue 50)", async () => {
+    const keys = createKeyRing([{ name: "shop", key: KEY }, { name: "reports", key: OTHER_KEY, scope: "read" }]);
+    const app = createApp({ store: createMemoryStore(), apiKeys: keys, plugs: [rateLimit(HOURLY)] });
+    expect(await statuses(app, 4, AUTH)).toEqual([200, 200, 200, 429]);
+    const refused = await send(app, "/v1/pets");
+    const said = JSON.stringify([...refused.headers]) + JSON.stringify(await errorOf(refused));
+    for (const other of ["reports", OTHER_KEY, "shop", KEY]) expect(said).not.toContain(other);
+    expect(await statuses(app, 1, { authorization: `Bearer ${OTHER_KEY}` })).toEqual([200]);
+    // The same key under a new name is a new count: the name is what is counted.
+    keys.replace([{ name: "shop-2", key: KEY }]);
+    expect(await statuses(app, 1, AUTH)).toEqual([200]);
+  });
+
+  test("a reload of the keys neither resets nor mixes two keys' budgets, whatever order the new keys come in (issue 50)", async () => {
+    const keys = createKeyRing([{ name: "shop", key: KEY }, { name: "reports", key: OTHER_KEY }]);
+    const app = createApp({ store: createMemoryStore(), apiKeys: keys, plugs: [rateLimit(HOURLY)] });
+    const reports = { authorization: `Bearer ${OTHER_KEY}` };
+    expect(await statuses(app, 2, AUTH)).toEqual([200, 200]);
+    expect(await statuses(app, 4, reports)).toEqual([200, 200, 200, 429]);
+    keys.replace([{ name: "new", key: "third-key" }, { name: "reports", key: OTHER_KEY }, { name: "shop", key: KEY }]);
+    expect(await statuses(app, 2, AUTH)).toEqual([200, 429]);
+    expect(await statuses(app, 1, reports)).toEqual([429]);
+    expect(await statuses(app, 3, { authorization: "Bearer third-key" })).toEqual([200, 200, 200]);
   });
 
   test("a key counts the same however the Bearer scheme is written", async () => {

@@ -41,14 +41,17 @@ test("docs/library.md shows the Next.js app the packaging checks build, file by 
   expect(shown.filter((path) => path.startsWith("packaging/next/")).sort()).toEqual(NEXT_APP);
 });
 
-test("the README's embedding example prints what its last comment says", () => {
-  const embedding = examples.find((example) => example.page === "README.md" && example.path === "packaging/consumer/embed.ts");
+test.each([
+  ["the README's embedding example", "README.md", "packaging/consumer/embed.ts"],
+  ["the library page's key ring example (issue 50)", "docs/library.md", "packaging/consumer/key-ring.ts"],
+])("%s prints what its last comment says", (_, page, path) => {
+  const embedding = examples.find((example) => example.page === page && example.path === path);
   expect(embedding).toBeDefined();
   const said = /\/\/ (.*)$/.exec(embedding!.code)![1]!;
   // The package's name resolves to its own entry point, as it does for an installed package.
   const folder = mkdtempSync(join(tmpdir(), "animal-store-embed-"));
   try {
-    const file = join(folder, "embed.ts");
+    const file = join(folder, path.split("/").pop()!);
     writeFileSync(file, embedding!.code.replace('from "animal-store"', `from ${JSON.stringify(resolve("src/mod.ts"))}`));
     const run = Bun.spawnSync([process.execPath, file], { stdout: "pipe", stderr: "pipe", timeout: 20_000 });
     expect({ out: run.stdout.toString().trim(), err: run.stderr.toString() }).toEqual({ out: said, err: "" });

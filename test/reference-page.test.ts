@@ -102,6 +102,12 @@ describe("GET / with the referencePage plug", () => {
     expect(html).toContain('id="errors"');
   });
 
+  test("createPet shows the 403 a read-only key gets, insufficient_scope; no read shows one (issue 50)", async () => {
+    const { html } = await page();
+    expect(section(html, "createPet")).toMatch(/<span class="status s4">403<\/span>[\s\S]*?<code class="code">insufficient_scope<\/code>/);
+    for (const read of ["listPets", "getPet"]) expect(section(html, read)).not.toContain('<span class="status s4">403</span>');
+  });
+
   test("each error answer's body is the Error object with the code and status the answer pins", async () => {
     const { html } = await page();
     expect(section(html, "listPets")).toContain(

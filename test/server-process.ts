@@ -37,6 +37,8 @@ export interface ServerProcess extends AsyncDisposable {
   stdout(): string;
   /** Sends a signal and resolves with the exit code once the process has ended. */
   stop(signal?: NodeJS.Signals): Promise<number>;
+  /** Sends a signal and returns at once (SIGHUP: read the key file again). */
+  signal(name: NodeJS.Signals): void;
   /** Resolves with the exit code once the process has ended by itself. */
   readonly exited: Promise<number>;
 }
@@ -147,7 +149,7 @@ export async function startServer(runtime: Runtime | NodeLineRuntime, env: Recor
   for (;;) {
     // As text, or inside a JSON line with LOG_FORMAT=json.
     const url = /listening on (http:\/\/[^\s"]+)/.exec(output())?.[1];
-    if (url !== undefined) return { url, output, stdout: output.stdout, stop, exited: child.exited, [Symbol.asyncDispose]: dispose };
+    if (url !== undefined) return { url, output, stdout: output.stdout, stop, signal, exited: child.exited, [Symbol.asyncDispose]: dispose };
     if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
       await dispose();
       throw new Error(`${runtime} server did not start (exit code ${await child.exited}):\n${output()}`);

@@ -2,12 +2,15 @@
  * @module
  * docs/operating.md's "Several instances, one budget", followed without Docker: the two instances of
  * `deploy/compose.yaml` start, after its `migrate`, with the environment the file gives them under the
- * page's exported variables (the test's own database in place of the `postgres` service, free ports
- * in place of its published ones), and the page's loop of `curl`s runs as printed against them. What they allow is
+ * page's exported variables (the test's own database in place of the `postgres` service, free ports in
+ * place of its published ones, the key file the page's line writes, to a folder of the test's, in place
+ * of the Compose secret), and the page's loop of `curl`s runs as printed against them. What they allow is
  * one budget, not one each. The image itself is the deploy test's (`npm run test:deploy`).
  */
 import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { ServerProcess } from "./server-process.ts";
 import { parseRateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { runCommand } from "./commands.ts";
@@ -42,15 +45,23 @@ test("the page's compose stack gets one budget from its two instances: the print
   const limit = parseRateLimit(exported["RATE_LIMIT"] ?? "");
   if (!limit.ok) throw new Error(`the page's RATE_LIMIT: ${limit.issues.join("; ")}`);
   const database = await (await postgresServer()).createDatabase();
+  const folder = mkdtempSync(join(tmpdir(), "shared-limits-page-"));
   const instances: ServerProcess[] = [];
   try {
     // The file's `migrate` service first, as Compose runs it before the instances (which run with MIGRATE=off).
     expect((await runCommand("bun", ["migrate"], { env: { ...serviceEnvironment("migrate", exported), DATABASE_URL: database } })).code).toBe(0);
+    // The page's key line, with `npm start --silent --` for the executable, writing to the test's folder.
+    const keyLine = stackBlock.split("\n").find((line) => line.includes(" key --name "))!;
+    const keyFile = join(folder, "api-keys");
+    const writeKeys = keyLine.replace("dist/animal-store", "npm start --silent --").replace("> deploy/api-keys", `> ${keyFile}`);
+    expect(writeKeys).not.toContain("deploy/api-keys");
+    const written = Bun.spawnSync(["bash", "-e", "-o", "pipefail", "-c", writeKeys], { env: { ...process.env, ...exported }, stdout: "pipe", stderr: "pipe", timeout: 60_000 });
+    expect([written.exitCode, written.stderr.toString()]).toEqual([0, ""]);
     for (const service of ["store-1", "store-2"]) {
       const environment = serviceEnvironment(service, exported);
-      expect(environment["RATE_LIMIT"]).toBe(exported["RATE_LIMIT"]);
-      // The image's Bun executable, on the test's database and a free port.
-      instances.push(await startServer("bun", { ...environment, DATABASE_URL: database, PORT: "0", METRICS_PORT: "0" }));
+      expect([environment["RATE_LIMIT"], environment["API_KEYS_FILE"]]).toEqual([exported["RATE_LIMIT"], "/run/secrets/api_keys"]);
+      // The image's Bun executable, on the test's database, a free port and the key file.
+      instances.push(await startServer("bun", { ...environment, API_KEYS_FILE: keyFile, DATABASE_URL: database, PORT: "0", METRICS_PORT: "0" }));
     }
     const ports = instances.map((instance) => new URL(instance.url).port);
     const loop = loopBlock.replace("for port in 8081 8082;", `for port in ${ports.join(" ")};`);
@@ -71,5 +82,6 @@ test("the page's compose stack gets one budget from its two instances: the print
     expect(bound).toBeLessThan(instances.length * burst);
   } finally {
     await Promise.all(instances.map((instance) => instance.stop("SIGKILL")));
+    rmSync(folder, { recursive: true, force: true });
   }
 }, 120_000);

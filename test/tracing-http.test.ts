@@ -94,7 +94,7 @@ function tracingSuite(runtime: Runtime | NodeLineRuntime, protocol: string, log:
       expect(listed.parentSpanId).toBe("");
     });
 
-    test("a server span carries the stable HTTP attributes, and the resource the service's name", () => {
+    test("a server span carries the stable HTTP attributes and the name of the request's key, and the resource the service's name", () => {
       const got = receiver.spans.find((span) => span.name === "GET /v1/pets/{petId}" && span.attributes["http.response.status_code"] === 200)!;
       const { port, hostname } = new URL(server.url);
       expect(got.attributes).toEqual({
@@ -105,6 +105,7 @@ function tracingSuite(runtime: Runtime | NodeLineRuntime, protocol: string, log:
         "server.port": Number(port),
         "user_agent.original": "probe/1",
         "http.response.status_code": 200,
+        "animal_store.api_key.name": "key-1",
       });
       expect(got.resource["service.name"]).toBe("pets-under-test");
       expect(got.resource["deployment.environment.name"]).toBe("test");

@@ -5,7 +5,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@open
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import type { OtelApi } from "../src/tracing/mod.ts";
 import type { PetStore } from "../src/mod.ts";
-import { createApp, createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
+import { createApp, createKeyRing, createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
 import { tracing } from "../src/tracing/mod.ts";
 import { AUTH, KEY } from "./helpers.ts";
 
@@ -37,6 +37,18 @@ function serverSpans(): ReadableSpan[] {
 }
 
 describe("a span per request, with the host's OpenTelemetry", () => {
+  test("given the app's key ring, a span names the request's key (animal_store.api_key.name), never the key; none without a known key (issue 50)", async () => {
+    const keys = createKeyRing([{ name: "shop", key: KEY }]);
+    const traces = tracing({ api: hostApi, tracer, keys });
+    const app = traces.wrap(createApp({ store: createMemoryStore(), apiKeys: keys }));
+    await send(app, "/v1/pets");
+    await send(app, "/v1/pets", { headers: { authorization: "Bearer wrong" } });
+    const [known, unknown] = serverSpans();
+    expect(known?.attributes["animal_store.api_key.name"]).toBe("shop");
+    expect(unknown?.attributes["animal_store.api_key.name"]).toBeUndefined();
+    expect(JSON.stringify(serverSpans().map((span) => span.attributes))).not.toContain(KEY);
+  });
+
   test("the span continues the caller's traceparent and is named by the route template, never the path", async () => {
     const { app } = tracedApp();
     await send(app, "/v1/pets/7", { headers: { traceparent: TRACEPARENT, tracestate: "rojo=1" } });

@@ -3,6 +3,8 @@
  * Private, shared by the JSON-file store and the standalone server: the small files kept beside the data file: the secrets (the client MAC's secret, the server's
  * generated API key), written once, mode 600, and `pets.json.last-id`; each read back only from what
  * their writes leave, a regular file of a few bytes, and a secret only when its owner alone may use it.
+ * The secrets an operator gives the server as files (`API_KEYS_FILE`, `DATABASE_URL_FILE`, …) are
+ * opened with the same checks (`openChecked`), each with its own size bound.
  *
  * The read refuses a symbolic link (it would make another file's word the secret, or, dangling,
  * let the write-once loop forever), a FIFO (opening it waits for a writer), a device (`/dev/zero`
@@ -11,6 +13,7 @@
  * the file is looked at with `lstat` first and the opened file must be the one looked at.
  */
 import type { Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { constants } from "node:fs";
 import { link, lstat, open, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
@@ -36,6 +39,36 @@ export function readSecret(path: string): Promise<SecretRead> {
  * what no such write leaves; with `ownerOnly`, also a file other users may read or change.
  */
 export async function readSmallFile(path: string, ownerOnly: boolean): Promise<SecretRead> {
+  const opened = await openChecked(path, { ownerOnly, maxBytes: MAX_SECRET_BYTES });
+  if (opened.kind !== "open") return opened;
+  try {
+    const bytes = new Uint8Array(MAX_SECRET_BYTES + 1);
+    const { bytesRead } = await opened.handle.read(bytes, 0, bytes.length, 0);
+    if (bytesRead > MAX_SECRET_BYTES) return { kind: "unusable", problem: `it holds more than ${MAX_SECRET_BYTES} bytes` };
+    return { kind: "found", text: new TextDecoder().decode(bytes.subarray(0, bytesRead)).trim() };
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** What a file may be: its owner's alone (`ownerOnly`), and at most `maxBytes` long. */
+export interface FileLimits {
+  readonly ownerOnly: boolean;
+  readonly maxBytes: number;
+}
+
+/** A file opened after its checks, with what it was when opened; nothing there; or why it cannot be used. */
+export type CheckedOpen =
+  | { readonly kind: "missing" }
+  | { readonly kind: "unusable"; readonly problem: string }
+  | { readonly kind: "open"; readonly handle: FileHandle; readonly stats: Stats };
+
+/**
+ * Opens `path` for reading only when it is a regular file within `limits`, looked at with `lstat` and
+ * opened without following a link, non-blocking (a FIFO swapped in after the look does not hold the
+ * read), and the file opened must be the one looked at. The caller closes the handle.
+ */
+export async function openChecked(path: string, limits: FileLimits): Promise<CheckedOpen> {
   let seen: Stats;
   try {
     seen = await lstat(path);
@@ -43,29 +76,21 @@ export async function readSmallFile(path: string, ownerOnly: boolean): Promise<S
     if (errorCode(error) === "ENOENT") return { kind: "missing" };
     throw error;
   }
-  const problem = fileProblem(seen, ownerOnly);
+  const problem = fileProblem(seen, limits);
   if (problem !== undefined) return { kind: "unusable", problem };
-  // Non-blocking, so a FIFO swapped in after the look does not hold the start.
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const opened = await handle.stat();
-    if (opened.dev !== seen.dev || opened.ino !== seen.ino) return { kind: "unusable", problem: "it was replaced while being read" };
-    const swapped = fileProblem(opened, ownerOnly);
-    if (swapped !== undefined) return { kind: "unusable", problem: swapped };
-    const bytes = new Uint8Array(MAX_SECRET_BYTES + 1);
-    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
-    if (bytesRead > MAX_SECRET_BYTES) return { kind: "unusable", problem: `it holds more than ${MAX_SECRET_BYTES} bytes` };
-    return { kind: "found", text: new TextDecoder().decode(bytes.subarray(0, bytesRead)).trim() };
-  } finally {
-    await handle.close();
-  }
+  const opened = await handle.stat();
+  const swapped = opened.dev !== seen.dev || opened.ino !== seen.ino ? "it was replaced while being read" : fileProblem(opened, limits);
+  if (swapped === undefined) return { kind: "open", handle, stats: opened };
+  await handle.close();
+  return { kind: "unusable", problem: swapped };
 }
 
 /** Why a file with these stats is not one this store wrote, or `undefined` when it may be one. */
-function fileProblem(stats: Stats, ownerOnly: boolean): string | undefined {
+function fileProblem(stats: Stats, limits: FileLimits): string | undefined {
   if (!stats.isFile()) return `it is ${kindOf(stats)}, not a regular file`;
-  if (stats.size > MAX_SECRET_BYTES) return `it holds more than ${MAX_SECRET_BYTES} bytes`;
-  if (!ownerOnly) return undefined;
+  if (stats.size > limits.maxBytes) return `it holds more than ${limits.maxBytes} bytes`;
+  if (!limits.ownerOnly) return undefined;
   const mode = stats.mode & 0o777;
   if ((mode & 0o077) !== 0) return `its mode ${mode.toString(8)} lets other users at it (chmod 600 it if no one else could have read it)`;
   return undefined;

@@ -2,9 +2,9 @@
  * @module
  * Rate-limit counts shared through PostgreSQL (`RateCounters` of `animal-store/rate-limit`), so that
  * instances on one database give a client one budget. One row per key or client address in
- * `animal_store_rate_limits` (`_schema.ts`, step 2): its id (never a key: `key:<digest>`), whether
- * it is an address, and `full_at`, when its bucket is full again, in milliseconds on the database's
- * clock, so the instances' clocks never meet.
+ * `animal_store_rate_limits` (`_schema.ts`, step 2): its id (never a key: `key:` and the key's
+ * name), whether it is an address, and `full_at`, when its bucket is full again, in milliseconds on
+ * the database's clock, so the instances' clocks never meet.
  *
  * - An exchange is one statement while its parties have rows: each row is added to as GCRA does
  *   (`greatest(full_at, now - since) + cost`), locked in id order so that two instances never

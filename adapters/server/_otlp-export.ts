@@ -12,6 +12,7 @@
  * an attribute's value may have (`OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`): a client's long `User-Agent` is
  * cut before the span keeps it.
  */
+import type { KeyRing } from "../../src/mod.ts";
 import type { OtelTracer, Tracing } from "../../src/tracing/mod.ts";
 import type { TraceSettings } from "./trace-settings.ts";
 import { tracing } from "../../src/tracing/mod.ts";
@@ -49,7 +50,7 @@ export interface TraceExport {
 }
 
 /** Starts exporting with the settings; rejects, naming the install line, when the packages are missing. */
-export async function startTraceExport(settings: TraceSettings): Promise<TraceExport> {
+export async function startTraceExport(settings: TraceSettings, keys?: KeyRing): Promise<TraceExport> {
   const [api, hooks, resources, sdk, exporters] = await Promise.all([
     import("@opentelemetry/api"),
     import("@opentelemetry/context-async-hooks"),
@@ -79,7 +80,7 @@ export async function startTraceExport(settings: TraceSettings): Promise<TraceEx
     spanLimits: { attributeValueLengthLimit: settings.attributeValueLengthLimit },
     spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000, selfObsMeterProvider })],
   });
-  const traces = tracing({ api, tracer: cuttingAttributes(provider.getTracer("animal-store", VERSION), settings.attributeValueLengthLimit) });
+  const traces = tracing({ api, tracer: cuttingAttributes(provider.getTracer("animal-store", VERSION), settings.attributeValueLengthLimit), ...(keys === undefined ? {} : { keys }) });
   return {
     tracing: traces,
     lost: () => ({ ...lost }),
@@ -100,12 +101,12 @@ export async function startTraceExport(settings: TraceSettings): Promise<TraceEx
  * `@opentelemetry/api` and exports with the same `OTEL_*` variables): no SDK is loaded, so no span is
  * exported twice, and inside `Deno.serve`'s own server span ours is its child.
  */
-export async function startRuntimeTraces(): Promise<TraceExport> {
+export async function startRuntimeTraces(keys?: KeyRing): Promise<TraceExport> {
   const api = await import("@opentelemetry/api").catch((error: unknown) => {
     throw new Error(`Cannot trace through OTEL_DENO: @opentelemetry/api is not installed (${error instanceof Error ? error.message : String(error)}); run: npm install ${TRACE_PACKAGES[0]}`);
   });
   // The runtime counts and flushes what it exports.
-  return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
+  return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION), ...(keys === undefined ? {} : { keys }) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
 }
 
 /**

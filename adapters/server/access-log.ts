@@ -4,16 +4,17 @@
  * bytes, duration, request id) as JSON Lines or plain text, the request id sent back as
  * `X-Request-Id`; and error lines that carry the id of the request they happened in.
  *
- * Nothing from a request is logged but its method, target and id: never `Authorization`, an API
- * key or a body. A client's own `X-Request-Id` is kept when it is a short token (so a proxy's id
- * follows the request through), else the server makes one.
+ * Nothing from a request is logged but its method, target and id, and the name of the API key it
+ * came with (the name the key ring gave it, in the same lookup the app made): never `Authorization`,
+ * an API key, its hash or a body. A client's own `X-Request-Id` is kept when it is a short token (so
+ * a proxy's id follows the request through), else the server makes one.
  *
  * Observing costs nothing it need not: the length is the one the answer declares (the core's JSON
  * answers all declare it), so no body is read; ids come from a counter; and what is learnt of each
  * answer is kept, and the lines made and written together, 64 at a time or every 10 ms (see
  * `_batch.ts`), the time formatted once a second.
  */
-import type { App, ConnectionInfo, Wrap } from "../../src/mod.ts";
+import type { App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
 import type { Output } from "./output.ts";
 import { setHeaders } from "../../src/mod.ts";
@@ -39,6 +40,8 @@ export interface AccessLogOptions {
   readonly traceIds?: (request: Request) => TraceIds | undefined;
   /** The stdout and stderr of the defaults, which count the lines they could not write. Default: the process's. */
   readonly output?: Output;
+  /** The app's keys: a line then names the key its request came with (valid or expired). Default: no names. */
+  readonly keys?: KeyRing;
 }
 
 /** One server's log. */
@@ -64,6 +67,8 @@ export interface RequestRecord {
   readonly durationMs: number;
   /** The trace the request belongs to and the span it was answered in (the caller's, when none is recorded here). */
   readonly trace?: TraceIds | undefined;
+  /** The name of the API key the request came with, when it carried a configured one (valid or expired). */
+  readonly keyName?: string | undefined;
 }
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -79,6 +84,7 @@ interface Answered {
   readonly bytes: number;
   readonly durationMs: number;
   readonly trace: TraceIds | undefined;
+  readonly keyName: string | undefined;
 }
 
 /** A log with the given format, writing to stdout and stderr unless told otherwise. */
@@ -94,6 +100,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   const writeError = options.writeError ?? ((line: string) => output?.err(`${line}\n`));
   const format = options.format === "json" ? requestLineJson : requestLineText;
   const traceIds = options.traceIds ?? callerTrace;
+  const { keys } = options;
   const clock = createClock();
   const nextId = createRequestIds();
   // The id of each request being answered, for errors reported while answering it.
@@ -108,8 +115,8 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   });
 
   function lineOf(answered: Answered): string {
-    const { requestId, method, status, bytes, durationMs, trace } = answered;
-    return format({ time: clock(answered.at), requestId, method, target: rawTarget(answered.url), status, bytes, durationMs, trace });
+    const { requestId, method, status, bytes, durationMs, trace, keyName } = answered;
+    return format({ time: clock(answered.at), requestId, method, target: rawTarget(answered.url), status, bytes, durationMs, trace, keyName });
   }
 
   function wrap(app: App): App {
@@ -132,7 +139,8 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   /** `response` with its `X-Request-Id`, and noted for the log. */
   function noted(request: Request, response: Response, requestId: string, started: number, bytes: number): Response {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs, trace: traceIds(request) });
+    const keyName = keys?.keyOf(request).key?.name;
+    answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs, trace: traceIds(request), keyName });
     return setHeaders(response, { "x-request-id": requestId });
   }
 
@@ -148,19 +156,22 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   return { wrap, reportError, flush: answers.flush };
 }
 
-/** A request line as JSON: the record's fields in order, the trace's only when there is one. */
+/** A request line as JSON: the record's fields in order, the key's name and the trace's only when there are some. */
 export function requestLineJson(record: RequestRecord): string {
-  // The time and the ids hold no character JSON escapes (the id is checked or made here, trace ids are hex).
-  const { trace } = record;
+  // The time, the ids and key names hold no character JSON escapes (the id is checked or made here,
+  // trace ids are hex, a key's name letters, digits, `.`, `_` and `-`).
+  const { trace, keyName } = record;
+  const named = keyName === undefined ? "" : `,"keyName":"${keyName}"`;
   const traced = trace === undefined ? "" : `,"traceId":"${trace.traceId}","spanId":"${trace.spanId}"`;
-  return `{"time":"${record.time}","requestId":"${record.requestId}","method":${JSON.stringify(record.method)},"target":${JSON.stringify(record.target)},"status":${record.status},"bytes":${record.bytes},"durationMs":${record.durationMs}${traced}}`;
+  return `{"time":"${record.time}","requestId":"${record.requestId}","method":${JSON.stringify(record.method)},"target":${JSON.stringify(record.target)},"status":${record.status},"bytes":${record.bytes},"durationMs":${record.durationMs}${named}${traced}}`;
 }
 
-/** A request line as plain text: time, id, method, target, status, bytes, duration, and `trace=… span=…` when there is a trace. */
+/** A request line as plain text: time, id, method, target, status, bytes, duration, and `keyName=…` and `trace=… span=…` when there are some. */
 export function requestLineText(record: RequestRecord): string {
-  const { trace } = record;
+  const { trace, keyName } = record;
+  const named = keyName === undefined ? "" : ` keyName=${keyName}`;
   const traced = trace === undefined ? "" : ` trace=${trace.traceId} span=${trace.spanId}`;
-  return `${record.time} ${record.requestId} ${visible(record.method)} ${visible(record.target)} ${record.status} ${record.bytes} ${record.durationMs}ms${traced}`;
+  return `${record.time} ${record.requestId} ${visible(record.method)} ${visible(record.target)} ${record.status} ${record.bytes} ${record.durationMs}ms${named}${traced}`;
 }
 
 /** The caller's trace and span, from a valid `traceparent`: what joins a line to its trace when none is recorded here. */

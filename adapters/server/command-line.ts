@@ -11,6 +11,7 @@ import { reachableHost, urlHost } from "../_serve.ts";
 import { HEALTH_PATH, PROBE_PATHS } from "../../src/plugs/health/mod.ts";
 import { runtimeOf } from "./_process-metrics.ts";
 import { defaultOf, SETTINGS } from "./settings.ts";
+import { KEY_USAGE } from "./key-command.ts";
 
 /** How long `health` waits for an answer before calling the server unhealthy. */
 const HEALTH_TIMEOUT_MS = 5_000;
@@ -42,6 +43,7 @@ export function usage(): string {
     "       animal-store import --check [--in FILE]      an export read and checked whole, nothing written",
     "       animal-store backup --dir DIR [--keep N] [--every 1d]   exports checked into DIR, the newest N kept",
     "       animal-store migrate [--dry-run] [--to VERSION]   the store's tables or file brought to this version",
+    `       ${KEY_USAGE}`,
     "       animal-store --help | --version",
     "",
     "Settings: each flag mirrors an environment variable (a flag wins). Flag, variable, default:",

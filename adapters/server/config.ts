@@ -14,7 +14,7 @@ import { parseCorsOrigins } from "../../src/plugs/cors/mod.ts";
 import { LOG_FORMATS } from "./access-log.ts";
 import { readEdgeSettings } from "./edge-settings.ts";
 import { readOperateSettings } from "./operate-settings.ts";
-import { defaultOf, SETTINGS } from "./settings.ts";
+import { defaultOf, SECRET_SETTINGS, SETTINGS } from "./settings.ts";
 import { readTraceSettings } from "./trace-settings.ts";
 import type { StoreName } from "./stores.ts";
 import { isStoreName, STORE_NAMES } from "./stores.ts";
@@ -26,9 +26,16 @@ export type StoreKind = StoreName;
 export interface Config extends OperateSettings {
   readonly port: number;
   readonly host: string;
+  /** The keys of `API_KEYS`, or the one generated; none with `keyFile`. */
   readonly apiKeys: readonly string[];
   /** Whether `apiKeys` holds one key generated at start because none was configured. */
   readonly keyGenerated: boolean;
+  /** `API_KEYS_FILE`: the key file the keys are read from, and read again on SIGHUP. */
+  readonly keyFile?: string;
+  /** `PID_FILE`: where the server writes its process id while it runs. */
+  readonly pidFile?: string;
+  /** The flags of secret settings given on the command line, where every user of the machine can read them (`ps`): each is warned of at start. */
+  readonly secretFlags?: readonly string[];
   readonly store: StoreKind;
   readonly dataFile: string;
   /** The PostgreSQL connection URL, for `store: "postgres"` (`""` otherwise). */
@@ -52,13 +59,29 @@ export type ConfigResult = Validation<Config>;
 
 const FLAGS = new Map(SETTINGS.map((setting) => [setting.flag, setting.variable]));
 
-/** Reads the settings from environment variables and command-line arguments. */
-export function readConfig(env: Readonly<Record<string, string | undefined>>, args: readonly string[]): ConfigResult {
-  const problems: string[] = [];
+/** The environment's variables, as a process gives them. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** A setting's value by its variable: its flag's, else its variable's, else its default (set but empty counts as unset). */
+export type SettingOf = (name: string) => string | undefined;
+
+/** How settings are read from `env` and `args`, adding a problem for each argument that is no flag. */
+export function settingsOf(env: Env, args: readonly string[], problems: string[]): SettingOf {
   const flags = flagSettings(args, problems);
   // Read named variables only: a runtime may allow reading these and nothing else (Deno's --allow-env).
-  // Set but empty counts as unset.
-  const setting = (name: string) => (flags[name] ?? env[name]) || defaultOf(name);
+  return (name) => (flags[name] ?? env[name]) || defaultOf(name);
+}
+
+/**
+ * Reads the settings from environment variables and command-line arguments; `fromFiles` holds the
+ * secret settings read from their `_FILE` (`secret-settings.ts`). With `keys: false` (the move
+ * commands) no API key is read or generated.
+ */
+export function readConfig(env: Env, args: readonly string[], fromFiles: Readonly<Record<string, string>> = {}, options: { readonly keys?: boolean } = {}): ConfigResult {
+  const problems: string[] = [];
+  const given = settingsOf(env, args, problems);
+  const setting: SettingOf = (name) => fromFiles[name] ?? given(name);
+  const keyed = options.keys ?? true;
   const portText = setting("PORT") ?? "";
   const port = /^[0-9]{1,5}$/.test(portText) ? Number(portText) : -1;
   if (port < 0 || port > 65535) problems.push(`PORT must be an integer from 0 to 65535, got "${portText}"`);
@@ -68,12 +91,14 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   if (store === "postgres" && !isPostgresUrl(databaseUrl)) {
     problems.push("STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database");
   }
-  const configuredKeys = (setting("API_KEYS") ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "");
+  const configuredKeys = keyed ? (setting("API_KEYS") ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "") : [];
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
   }
   const migrate = setting("MIGRATE");
   if (migrate !== "on" && migrate !== "off") problems.push(`MIGRATE must be "on" or "off", got "${migrate}"`);
+  const keyFile = keyed ? setting("API_KEYS_FILE") : undefined;
+  problems.push(...bothGiven(given, keyed));
   const log = logSetting(setting("LOG") ?? "", setting("LOG_FORMAT") ?? "", problems);
   const logHealth = setting("LOG_HEALTH");
   if (logHealth !== "on" && logHealth !== "off") problems.push(`LOG_HEALTH must be "on" or "off", got "${logHealth}"`);
@@ -83,7 +108,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
   const trace = readTraceSettings(setting, problems);
   if (!cors.ok) problems.push(...cors.issues.map((issue) => `CORS_ORIGINS ${issue}`));
   if (problems.length > 0) return { ok: false, issues: problems };
-  const keyGenerated = configuredKeys.length === 0;
+  const keyGenerated = keyed && keyFile === undefined && configuredKeys.length === 0;
+  const pidFile = setting("PID_FILE");
+  const secretFlags = commandLineSecrets(args);
   return {
     ok: true,
     value: {
@@ -91,6 +118,9 @@ export function readConfig(env: Readonly<Record<string, string | undefined>>, ar
       host: setting("HOST") ?? "",
       apiKeys: keyGenerated ? [generateKey()] : configuredKeys,
       keyGenerated,
+      ...(keyFile === undefined ? {} : { keyFile }),
+      ...(pidFile === undefined ? {} : { pidFile }),
+      ...(secretFlags.length === 0 ? {} : { secretFlags }),
       store: store as StoreKind,
       dataFile: setting("DATA_FILE") ?? "",
       databaseUrl,
@@ -118,6 +148,18 @@ function logSetting(log: string, format: string, problems: string[]): LogFormat 
   const known = LOG_FORMATS.find((name) => name === format);
   if (known === undefined) problems.push(`LOG_FORMAT must be ${LOG_FORMATS.map((name) => `"${name}"`).join(" or ")}, got "${format}"`);
   return log === "off" ? "off" : known ?? "text";
+}
+
+/** A problem for each secret setting given both itself and as a file (`DATABASE_URL` and `DATABASE_URL_FILE`): which one counts would be a guess. */
+function bothGiven(given: SettingOf, keyed: boolean): string[] {
+  return SECRET_SETTINGS.filter((name) => (keyed || name !== "API_KEYS") && given(name) !== undefined && given(`${name}_FILE`) !== undefined)
+    .map((name) => `${name} and ${name}_FILE are both set: set one (${name}_FILE keeps the secret out of the environment and the command line)`);
+}
+
+/** The flags of secret settings among the arguments (`--api-keys`, `--database-url`, …). */
+function commandLineSecrets(args: readonly string[]): string[] {
+  const flags = new Set(SECRET_SETTINGS.map((name) => SETTINGS.find((setting) => setting.variable === name)!.flag));
+  return [...new Set(args.map((arg) => arg.split("=", 1)[0]!).filter((flag) => flags.has(flag)))];
 }
 
 function isPostgresUrl(text: string): boolean {

@@ -10,8 +10,9 @@
  */
 import type { OpenStore } from "./_move-common.ts";
 import type { OpenContext } from "./stores.ts";
-import { refuse } from "./_move-common.ts";
-import { readConfig } from "./config.ts";
+import { NOTICES_TO_STDERR, refuse } from "./_move-common.ts";
+import { readConfig, settingsOf } from "./config.ts";
+import { readSecretFiles, secretFlagWarning } from "./secret-settings.ts";
 import { runBackup } from "./backup.ts";
 import { runExport } from "./export.ts";
 import { runImport } from "./import.ts";
@@ -46,9 +47,12 @@ export function isStoreCommand(name: string | undefined): name is StoreCommand {
 export async function runMove(args: readonly string[], env: Readonly<Record<string, string | undefined>>, context: OpenContext, open: OpenStore): Promise<number> {
   const command = args[0] as StoreCommand;
   const split = splitFlags(args.slice(1), FLAGS[command]);
-  // The settings as the server reads them; API keys play no part, so a missing one is not generated.
-  const config = readConfig(env, [...split.rest, "--api-keys", "unused"]);
+  // The settings as the server reads them, secrets from their files too; API keys play no part.
+  const fromFiles = await readSecretFiles(settingsOf(env, split.rest, []));
+  if (!fromFiles.ok) return refuse(command, fromFiles.issues);
+  const config = readConfig(env, split.rest, fromFiles.value, { keys: false });
   if (!config.ok) return refuse(command, config.issues);
+  for (const flag of config.value.secretFlags ?? []) NOTICES_TO_STDERR.warn(secretFlagWarning(flag));
   if (command === "migrate") return await runMigrate(config.value, split.own, context);
   if (command === "backup") return await runBackup(config.value, split.own, context);
   return command === "export" ? await runExport(config.value, split.own, context) : await runImport(config.value, split.own, context, open);

@@ -1,11 +1,13 @@
 /**
  * @module
- * The standalone server, whatever the runtime: read the settings, open the store, serve the API with
- * its plugs (`GET /health` first) and its wraps (the access log, the metrics, `Server-Timing`), print
- * the base URL, and on SIGINT/SIGTERM/SIGHUP finish in-flight requests, close the store and exit 0.
+ * The standalone server, whatever the runtime: read the settings (secrets from their files), the API
+ * keys, open the store, serve the API with its plugs (`GET /health` first) and its wraps (the access
+ * log, the metrics, `Server-Timing`), print the base URL, and on SIGINT/SIGTERM finish in-flight
+ * requests, close the store and exit 0. SIGHUP reads `API_KEYS_FILE` again; without one it stops as
+ * SIGTERM does (docs/decisions.md).
  */
 import process from "node:process";
-import type { App, PetStore, Plug, Wrap } from "../../src/mod.ts";
+import type { App, KeyRing, PetStore, Plug, Wrap } from "../../src/mod.ts";
 import type { GeneratedKey } from "./api-key-file.ts";
 import type { Config } from "./config.ts";
 import type { Notices } from "./notices.ts";
@@ -13,7 +15,7 @@ import type { TraceSettings } from "./trace-settings.ts";
 import type { ConnectPostgres } from "./postgres-connection.ts";
 import type { Serve, Server } from "../_serve.ts";
 import { urlHost } from "../_serve.ts";
-import { createApp } from "../../src/mod.ts";
+import { createApp, createKeyRing } from "../../src/mod.ts";
 import type { AccessLog } from "./access-log.ts";
 import type { Metrics } from "./metrics.ts";
 import type { TraceExport } from "./_otlp-export.ts";
@@ -22,7 +24,11 @@ import { keepApiKey, keyNotice } from "./api-key-file.ts";
 import { runCommand } from "./command-line.ts";
 import { isStoreCommand, runMove } from "./move-commands.ts";
 import { NOTICES_TO_STDERR } from "./_move-common.ts";
-import { readConfig } from "./config.ts";
+import { readConfig, settingsOf } from "./config.ts";
+import { keyReloader, readKeyFile } from "./key-file.ts";
+import { runKeyCommand } from "./key-command.ts";
+import { removePidFile, writePidFile } from "./pid-file.ts";
+import { readSecretFiles, secretFlagWarning } from "./secret-settings.ts";
 import { health } from "../../src/plugs/health/mod.ts";
 import { cors } from "../../src/plugs/cors/mod.ts";
 import type { RateCounters } from "../../src/plugs/rate-limit/mod.ts";
@@ -65,20 +71,25 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     const context = { runtime, notices: NOTICES_TO_STDERR };
     return void (process.exitCode = await runMove(args, process.env, context, (config) => openStore(config, context)));
   }
+  if (args[0] === "key") return void (process.exitCode = await runKeyCommand(args.slice(1)));
   const answered = await runCommand(args, process.env);
   if (answered !== undefined) return void (process.exitCode = answered);
-  const result = readConfig(process.env, args);
+  const fromFiles = await readSecretFiles(settingsOf(process.env, args, []));
+  if (!fromFiles.ok) return fail(fromFiles.issues);
+  const result = readConfig(process.env, args, fromFiles.value);
   if (!result.ok) return fail(result.issues);
   // Before the key file is kept beside the store: a folder that takes no files is named as its setting.
   const problem = (await hostProblem(result.value.host)) ?? serverStore(result.value).problem?.(result.value);
   if (problem !== undefined) return fail([problem]);
   const generated = result.value.keyGenerated ? await generatedKey(result.value) : undefined;
   const config = generated === undefined ? result.value : { ...result.value, apiKeys: [generated.key] };
+  const keys = await serverKeys(config, generated !== undefined);
   const serve = chooseServe(config);
   const output = createOutput();
   const notices = createNotices(config.log, output);
   takeProcessWarnings(notices);
-  const traces = await traceExport(config.trace, runtime);
+  for (const flag of config.secretFlags ?? []) notices.warn(secretFlagWarning(flag));
+  const traces = await traceExport(config.trace, runtime, keys);
   const metrics = config.metricsPort === undefined ? undefined : createMetrics({ basePath: "/v1", output, ...(traces === undefined ? {} : { more: traces.metricsText }) });
   const opened = await openStore(config, { runtime, notices, metrics, traces });
   const observed = metrics?.observeStore(opened) ?? opened;
@@ -87,16 +98,13 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
   let stopping = false;
   // Stops the rate limit's exchanges once the server stops: the database is closed under them.
   const stopped = new AbortController();
-  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
+  const log = config.log === "off" ? undefined : createAccessLog({ format: config.log, output, keys, ...(traces === undefined ? {} : { traceIds: traces.tracing.idsOf }) });
   const limits: SharedLimits = { counters: shared?.counters, logger: notices, signal: stopped.signal };
-  const server = await serve(serverApp(config, store, log, () => stopping, metrics, traces, limits), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
+  const server = await serve(serverApp(config, keys, store, log, () => stopping, metrics, traces, limits), { port: config.port, hostname: config.host, timeouts: config.edge.timeouts }).catch(listenFailed(config, config.port, "PORT", store));
   if (generated !== undefined) notices.info(keyNotice(generated, config.store));
+  if (config.keyFile !== undefined) notices.info(`API keys from API_KEYS_FILE "${config.keyFile}": ${keys.size} (SIGHUP reads it again)`);
   // Printed before "listening on", which scripts wait for: by then every URL is out.
   const metricsServer = metrics === undefined ? undefined : await serveMetrics(serve, metrics, server, config, notices, store);
-  const features = featuresLine(config);
-  if (features !== undefined) notices.info(features);
-  notices.info(referenceLine(config, server.port));
-  notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
 
   // Closed once, by whichever of the stop and its grace gets there first.
   let storeClosing: Promise<void> | undefined;
@@ -120,6 +128,7 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     await server.close();
     await metricsServer?.close();
     await closeStore();
+    if (config.pidFile !== undefined) await removePidFile(config.pidFile);
     // The spans of the last answers are sent within what is left of the grace, whatever the collector does.
     if (traces !== undefined) await flushTraces(traces, SHUTDOWN_GRACE_MS - TRACE_FLUSH_MARGIN_MS - (performance.now() - stopStarted), notices);
     if (late) return;
@@ -127,9 +136,31 @@ export async function start(chooseServe: ChooseServe, runtime: RuntimeOptions): 
     notices.info("stopped");
     process.exit(0);
   };
-  // SIGHUP (a closed terminal or ssh session) stops as the other two do, never with the default
-  // action that leaves the lock behind; there are no settings to reload (docs/decisions.md).
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, stop);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, stop);
+  // SIGHUP reads the key file again, and nothing else (every other setting needs a restart). Without
+  // one there is nothing to read, and it stops as the other two do (a closed terminal or ssh
+  // session), never with the default action that leaves the lock behind (docs/decisions.md).
+  const reload = config.keyFile === undefined ? undefined : keyReloader(config.keyFile, keys, notices);
+  process.on("SIGHUP", () => (stopping ? undefined : reload === undefined ? stop() : reload()));
+  // Only now that every signal is handled: a SIGHUP sent as soon as the PID file or the line is seen
+  // would otherwise meet the default action, which ends the process (seen on a busy machine).
+  if (config.pidFile !== undefined) await writePidFile(config.pidFile).catch(async (error: unknown) => (await closeStore(), fail([`PID_FILE "${config.pidFile}" cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)}); set PID_FILE to a file in a folder this user can write`])));
+  const features = featuresLine(config);
+  if (features !== undefined) notices.info(features);
+  notices.info(referenceLine(config, server.port));
+  notices.info(`listening on http://${urlHost(config.host)}:${server.port}/v1`);
+}
+
+/** The API keys: the key file's (exit 2 naming its problems, each with its line), or `API_KEYS`'s, or the one generated. */
+async function serverKeys(config: Config, generated: boolean): Promise<KeyRing> {
+  if (config.keyFile === undefined) return createKeyRing(generated ? [{ name: "generated", key: config.apiKeys[0]! }] : config.apiKeys);
+  const read = await readKeyFile(config.keyFile);
+  if (!read.ok) return fail(read.issues.map((issue) => `API_KEYS_FILE "${config.keyFile}"${issue.startsWith("line ") ? ", " : ": "}${issue}`));
+  try {
+    return createKeyRing(read.value);
+  } catch (error) {
+    return fail([`API_KEYS_FILE "${config.keyFile}": ${(error as Error).message}`]);
+  }
 }
 
 /** What the rate limit shares its counts through, when the store's instances can, where its lines go, and when it stops. */
@@ -140,11 +171,20 @@ interface SharedLimits {
 }
 
 /** The API with its plugs, and its wraps around it. */
-function serverApp(config: Config, store: PetStore, log: AccessLog | undefined, stopping: () => boolean, metrics: Metrics | undefined, traces: TraceExport | undefined, limits: SharedLimits): App {
+function serverApp(
+  config: Config,
+  keys: KeyRing,
+  store: PetStore,
+  log: AccessLog | undefined,
+  stopping: () => boolean,
+  metrics: Metrics | undefined,
+  traces: TraceExport | undefined,
+  limits: SharedLimits,
+): App {
   const { publicUrl, trustProxy } = config.edge;
   const app = createApp({
     store,
-    apiKeys: config.apiKeys,
+    apiKeys: keys,
     trustProxy,
     plugs: serverPlugs(config, stopping, metrics, limits),
     ...(publicUrl === "" ? {} : { publicUrl }),
@@ -186,11 +226,11 @@ function serverPlugs(config: Config, stopping: () => boolean, metrics: Metrics |
 }
 
 /** Starts the span export when it is configured, loading the OpenTelemetry SDK (or the runtime's); exits 1 naming the install line when it is missing. */
-async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions): Promise<TraceExport | undefined> {
+async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions, keys: KeyRing): Promise<TraceExport | undefined> {
   if (settings === undefined && runtime.exportsTraces !== true) return undefined;
   try {
     const { startRuntimeTraces, startTraceExport } = await import("./_otlp-export.ts");
-    return runtime.exportsTraces === true ? await startRuntimeTraces() : await startTraceExport(settings!);
+    return runtime.exportsTraces === true ? await startRuntimeTraces(keys) : await startTraceExport(settings!, keys);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }

@@ -24,7 +24,7 @@ import { readFileSync } from "node:fs";
 import { createApp, createMemoryStore } from "../../src/mod.ts";
 import type { RequestShape, Verdict } from "./judge.ts";
 import { createJudge } from "./judge.ts";
-import { requestsFor } from "./requests.ts";
+import { READ_ONLY_KEY, requestsFor } from "./requests.ts";
 
 const KEY = "request-check-key";
 const BASE_URL = "http://127.0.0.1:8080/v1";
@@ -48,6 +48,7 @@ const EXPLAINED_BY: Readonly<Record<string, string>> = {
   "method not offered": "method-not-offered",
   "method not offered, no key": "method-not-offered",
   "key: missing": "key-before-routing",
+  "key: read scope": "key-scope",
 };
 
 /** One disagreement class and how many requests fell in it. */
@@ -80,7 +81,7 @@ interface ExtensionRule {
 /** Runs the check against `document` (default: the one the service serves). */
 export async function checkRequests(document?: Record<string, unknown>): Promise<CheckResult> {
   const store = createMemoryStore();
-  const app = createApp({ store, apiKeys: [KEY], onError: () => {} });
+  const app = createApp({ store, apiKeys: [KEY, { name: "reader", key: READ_ONLY_KEY, scope: "read" }], onError: () => {} });
   const served = (await (await app.fetch(new Request(`${BASE_URL}/openapi.json`))).json()) as Record<string, unknown>;
   const judged = document ?? served;
   for (const name of ["Rex", "Kit", "Tom"]) {
@@ -90,7 +91,7 @@ export async function checkRequests(document?: Record<string, unknown>): Promise
       body: JSON.stringify({ name, categoryId: 1 }),
     }));
   }
-  const judge = createJudge(judged as never, BASE_URL, [KEY]);
+  const judge = createJudge(judged as never, BASE_URL, [KEY, READ_ONLY_KEY]);
   const rules = ((judged["x-request-rules"] as { rules?: ExtensionRule[] } | undefined)?.rules ?? []);
   const unmatchedAnswers = new Set(rules.filter((rule) => rule.operations === undefined).flatMap((rule) => rule.answers.map((answer) => String(answer.status))));
 

@@ -386,8 +386,12 @@ function headerRequests(key: string): GeneratedRequest[] {
   return requests;
 }
 
+/** A key of scope read the service under check also accepts: it may list and get, and is refused a create. */
+export const READ_ONLY_KEY = "request-check-read-only-key";
+
 function authRequests(key: string): GeneratedRequest[] {
   const headers: [string, Record<string, string>][] = [
+    ["key: read scope", { authorization: `Bearer ${READ_ONLY_KEY}` }],
     ["key: missing", {}],
     ["key: wrong", { authorization: "Bearer not-the-key" }],
     ["key: another scheme", { authorization: `Basic ${key}` }],

@@ -23,6 +23,7 @@ import { CONTAINERS_CONF, engine } from "./engine.ts";
 import type { Engine } from "./engine.ts";
 import { blocks, line, ROOT, runPrinted, section } from "./page.ts";
 import { stack } from "./stack.ts";
+import { containerKeys, removeKeyFiles } from "./keys.ts";
 
 const BASE = "localhost/debian:bookworm-slim";
 /** The stand-ins built here, and the names the deploy files give the images they stand in for. */
@@ -178,6 +179,7 @@ async function engineSection(tool: Engine, compose: string): Promise<void> {
   const volumes = () => tool.ok(["volume", "ls", "--quiet"]).split("\n").filter((name) => name !== "");
   const before = new Set(volumes());
   await container(tool, printed.slice(0, 2));
+  if (tool.name === "docker" && !anyFailed()) await containerKeys(tool, check);
   if (tool.name === "docker") await builders(tool, printed[0]!);
   // The stack tags the older checkout's image under the same name: this one is removed by its id too.
   const built = tool.run(["image", "inspect", "--format", "{{.Id}}", PRINTED.image]).stdout.trim();
@@ -219,6 +221,7 @@ try {
   fail("the run stopped", error);
 } finally {
   for (const [tool, name] of added) tool.run(["rmi", name]);
+  removeKeyFiles();
 }
 console.log(`times: ${times.join(", ")}; total ${((performance.now() - started) / 1000).toFixed(1)} s`);
 finish();

@@ -18,7 +18,8 @@ import type { Run } from "./common.ts";
 import { answering, createPet, expect, expectFree, expectUnused, INSTANCES, petNames, PRINTED, STACK_PORTS, stackContainer } from "./common.ts";
 import type { Stack } from "./operations.ts";
 import { backups, BACKUP_SETTINGS, drill, outage, upgrade } from "./operations.ts";
-import { blocks, inSession, ROOT, runPrinted, runPrintedAsync, section } from "./page.ts";
+import { stackKeys } from "./keys.ts";
+import { blocks, inSession, ROOT, runPrinted, runPrintedAsync, section, splitBefore } from "./page.ts";
 
 /** How many pets the data file the stack is loaded from holds; every fifth was created with an Idempotency-Key. */
 const LOADED = 50;
@@ -94,8 +95,9 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
       olderImage = tool.ok(["image", "inspect", "--format", "{{.Id}}", PRINTED.image]);
       ran = true;
       const loading = session(load.replaceAll("data/pets.json", await dataFile()));
-      // Docker's loading lines start the stack themselves (and the stack's line then changes nothing); podman's load into the stack up and empty.
-      if (tool.name === "docker") runPrinted(loading, env, 600_000);
+      // Docker's loading lines start the stack themselves (and the stack's line then changes nothing), once
+      // the stack's block has made the key file its instances read; podman's load into the stack up and empty.
+      if (tool.name === "docker") runPrinted(`${splitBefore(up, `${compose} `)[0]}\n${loading}`, env, 600_000);
       runPrinted(up, env, 600_000);
       if (tool.name === "podman") runPrinted(loading, env, 600_000);
       for (const service of ["store-1", "store-2"]) {
@@ -121,6 +123,7 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
       const rules = (await (await fetch("http://127.0.0.1:9090/api/v1/rules")).json()) as { data: { groups: { name: string; rules: unknown[] }[] } };
       expect("rule groups", rules.data.groups.map((group) => [group.name, group.rules.length]), [["animal-store", 5]]);
     });
+    if (tool.name === "docker") await stackKeys(tool, compose, check);
     if (anyFailed()) return;
     const backup = await backups(ops);
     await check(`${tool.name}: the page's one-off export line writes the same bytes as the newest scheduled backup`, async () => {

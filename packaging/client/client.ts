@@ -17,11 +17,13 @@ export interface Outcomes {
   readonly fetched: { readonly status: number; readonly pet: Pet };
   readonly missing: { readonly status: number; readonly error: ApiError };
   readonly invalid: { readonly status: number; readonly error: ApiError };
+  readonly readOnly: { readonly status: number; readonly error: ApiError };
 }
 
-/** Creates a pet, lists pets, gets the pet, and makes two errors (no such pet, a limit out of range). */
-export async function useTheApi(baseUrl: string, key: string): Promise<Outcomes> {
+/** Creates a pet, lists pets, gets the pet, and makes three errors (no such pet, a limit out of range, a create with a read-only key). */
+export async function useTheApi(baseUrl: string, key: string, readOnlyKey: string): Promise<Outcomes> {
   const client = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${key}` } });
+  const reader = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${readOnlyKey}` } });
 
   const created = await client.POST("/pets", { body: { name: "Rex", categoryId: 1, status: "available" } });
   if (created.data === undefined) throw new Error(`Cannot create pet: ${created.error.message}`);
@@ -38,11 +40,16 @@ export async function useTheApi(baseUrl: string, key: string): Promise<Outcomes>
   const invalid = await client.GET("/pets", { params: { query: { limit: 0 } } });
   if (invalid.error === undefined) throw new Error("Cannot get an error: limit 0 was accepted");
 
+  // The 403 is a declared answer of the create, so its error is typed as the others are.
+  const readOnly = await reader.POST("/pets", { body: { name: "Kit", categoryId: 1 } });
+  if (readOnly.error === undefined) throw new Error("Cannot get an error: a read-only key created a pet");
+
   return {
     created: { status: created.response.status, pet: created.data, location: created.response.headers.get("location") },
     listed: { status: listed.response.status, pets: listed.data },
     fetched: { status: fetched.response.status, pet: fetched.data },
     missing: { status: missing.response.status, error: missing.error },
     invalid: { status: invalid.response.status, error: invalid.error },
+    readOnly: { status: readOnly.response.status, error: readOnly.error },
   };
 }

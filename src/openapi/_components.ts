@@ -167,8 +167,14 @@ export const HEADERS: Record<string, Json> = {
   },
   "WWW-Authenticate": {
     required: true,
-    description: 'Bearer challenge (RFC 6750); error="invalid_token" when a bearer token was sent.',
-    schema: { type: "string", maxLength: 1024, pattern: '^Bearer realm="[^"]*"(, error="invalid_token")?$' },
+    description:
+      'Bearer challenge (RFC 6750): error="invalid_token" when a bearer token was sent (with error_description="The access token expired" ' +
+      'for an expired key), error="insufficient_scope" and the scope needed when the key may not use the operation.',
+    schema: {
+      type: "string",
+      maxLength: 1024,
+      pattern: '^Bearer realm="[^"]*"(, error="invalid_token"(, error_description="The access token expired")?|, error="insufficient_scope", scope="write")?$',
+    },
   },
   NextLink: {
     description: "RFC 8288 link to the next page, present when a further pet exists.",

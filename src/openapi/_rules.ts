@@ -13,11 +13,12 @@ type JsonObject = { readonly [key: string]: Json };
 /** The default body limit (`DEFAULT_MAX_BODY_BYTES` of app.ts, which imports this module through the routes). */
 const DEFAULT_MAX_BODY_BYTES = 65536;
 
-/** An operation of the document as the rules look at it: its id, its parameters (its path's included), its body's schema. */
+/** An operation of the document as the rules look at it: its id, its parameters (its path's included), its body's schema, its answers' statuses. */
 interface Documented {
   readonly id: string;
   readonly parameters: readonly JsonObject[];
   readonly body: JsonObject | undefined;
+  readonly statuses: readonly string[];
 }
 
 /** Every operation of the document's paths, preflights aside, in the document's order. */
@@ -30,6 +31,7 @@ function documented(paths: JsonObject): Documented[] {
         id: String(operation["operationId"]),
         parameters: [...shared, ...((operation["parameters"] ?? []) as unknown as JsonObject[])],
         body: (operation["requestBody"] as { content: Record<string, { schema: JsonObject }> } | undefined)?.content["application/json"]?.schema,
+        statuses: Object.keys(operation["responses"] as JsonObject),
       }));
   });
 }
@@ -109,6 +111,13 @@ export function requestRules(paths: JsonObject): Json {
         rule: "The HTTP server bounds all of a request's headers together (16 KiB with Node's defaults) and answers a bare 431 or 400 past it, before the service runs.",
         answers: [{ status: 431 }, { status: 400 }],
         why: "The bound is on all headers together; a schema bounds one value.",
+      },
+      {
+        id: "key-scope",
+        operations: ids((operation) => operation.statuses.includes("403")),
+        rule: "A key of scope read may use GET and HEAD only: these operations answer it 403 insufficient_scope, before the body is read.",
+        answers: [{ status: 403, code: "insufficient_scope" }],
+        why: "Which key holds which scope is the server's configuration (API_KEYS_FILE), not a part of the request a schema could judge.",
       },
       {
         id: "key-before-routing",

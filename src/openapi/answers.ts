@@ -29,13 +29,16 @@ export const ANSWER_HEADERS: JsonObject = {
   Vary: ref("headers", "Vary"),
 };
 
-/** The answers every operation may give, written once in the components: 401, 429, 500 and 503. */
+/** The answers every operation may give, written once in the components: 401, 429, 500 and 503 (403 only where a read-only key is refused: `WRITE_ANSWERS`). */
 export const COMMON_ANSWERS: Readonly<Record<"401" | "429" | "500" | "503", JsonObject>> = {
   "401": ref("responses", "Unauthorized"),
   "429": ref("responses", "TooManyRequests"),
   "500": ref("responses", "InternalError"),
   "503": ref("responses", "ServiceUnavailable"),
 };
+
+/** The answer every operation a read-only key may not use declares: 403 (`auth.ts`, `mayUse`). */
+export const WRITE_ANSWERS: Readonly<Record<"403", JsonObject>> = { "403": ref("responses", "InsufficientScope") };
 
 /** The `X-Request-Id` and `If-None-Match` request parameters, as an operation lists them. */
 export const REQUEST_ID: JsonObject = ref("parameters", "RequestId");
@@ -83,8 +86,14 @@ export function withHeaders(response: JsonObject, headers: JsonObject): JsonObje
 /** Answers shared by operations, as the components declare them (`COMMON_ANSWERS` refers to four of them). */
 export const RESPONSES: Record<string, JsonObject> = {
   Unauthorized: errorAnswer(
-    "Missing or invalid API key (`code` unauthorized). Checked before anything else.",
+    "Missing, unknown or expired API key (`code` unauthorized; an expired key's message says when it expired). Checked before anything else.",
     { unauthorized: "Missing API key: send it as Authorization: Bearer <key>" },
+    { "WWW-Authenticate": ref("headers", "WWW-Authenticate") },
+  ),
+  InsufficientScope: errorAnswer(
+    "The API key has scope read, which allows GET and HEAD only (`code` insufficient_scope); use a key of scope write. " +
+      "Checked once the operation is known: an unknown path or method answers 404 or 405 first.",
+    { insufficient_scope: "Cannot POST /v1/pets: this API key may only read (scope read: GET, HEAD, OPTIONS); use a key of scope write" },
     { "WWW-Authenticate": ref("headers", "WWW-Authenticate") },
   ),
   TooManyRequests: errorAnswer(

@@ -191,7 +191,9 @@ export const OPENAPI_DOCUMENT: Json = {
         scheme: "bearer",
         description:
           "Authorization: Bearer <API key>. The scheme is case-insensitive; keys are configured on the server " +
-          "(API_KEYS) and every key may do everything.",
+          "(API_KEYS, or API_KEYS_FILE with names, scopes and expiries). A key of scope read may use GET and HEAD only: " +
+          "any other operation answers 403 insufficient_scope; a key of scope write (the default) may do everything. " +
+          "An expired key answers 401 as an unknown one does, its message saying it expired.",
       },
     },
     schemas: SCHEMAS,

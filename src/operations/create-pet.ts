@@ -8,7 +8,7 @@ import type { Operation, Parameter } from "../operation.ts";
 import type { NewPet, Pet } from "../pet.ts";
 import type { KeyedCreate } from "../store.ts";
 import { operation } from "../operation.ts";
-import { answer, COMMON_ANSWERS, errorAnswer, ref, REQUEST_ID } from "../openapi/answers.ts";
+import { answer, COMMON_ANSWERS, errorAnswer, ref, REQUEST_ID, WRITE_ANSWERS } from "../openapi/answers.ts";
 import { IDEMPOTENCY_KEY_MAX_LENGTH, readIdempotencyKey, REPLAY_HEADER } from "../idempotency.ts";
 import { validateNewPet } from "../validate-pet.ts";
 
@@ -76,6 +76,7 @@ export const createPet: Operation = operation({
       },
     ),
     "401": COMMON_ANSWERS["401"],
+    ...WRITE_ANSWERS,
     "408": errorAnswer(
       "Only when the standalone server runs with DENO_SERVER set (see the project's docs/running.md): the body did not arrive within BODY_TIMEOUT (`code` request_timeout).",
       { request_timeout: "Cannot POST /v1/pets: the body did not arrive within 30 s" },
@@ -120,7 +121,7 @@ async function createOnce(context: Context, pet: NewPet, keyText: string): Promi
   if (store.createWithKey === undefined) {
     return context.error("not_implemented", `${ACTION}: this server's store keeps no idempotency keys; send the create without "Idempotency-Key"`);
   }
-  const key = await idempotency.scope(context.request.headers.get("authorization"), keyText);
+  const key = idempotency.scope(context.request.headers.get("authorization"), keyText);
   if (!idempotency.startAnswering(key)) {
     return context.error(
       "idempotency_key_in_use",

@@ -2,8 +2,9 @@
  * @module
  * Private to the tracing feature: what a request's server span is called and carries, following the
  * stable HTTP semantic conventions. Only what identifies the operation and the server is taken from
- * a request: its method, the route template it matched, scheme, host, port and `User-Agent`. Never a
- * path as sent, a query, a header that may carry a secret, or a body.
+ * a request: its method, the route template it matched, scheme, host, port, `User-Agent`, and the name
+ * of the API key it came with. Never a path as sent, a query, a key or a header that may carry a
+ * secret, or a body.
  */
 import type { RouteMatcher } from "../routes.ts";
 import type { OtelAttributes, OtelSpan } from "./otel-api.ts";
@@ -36,9 +37,16 @@ export function serverSpanStart(request: Request, matchRoute: RouteMatcher, base
   return { name, attributes };
 }
 
-/** Ends a request's span with its answer's status: on a 5xx, status ERROR and the error's type (the status, as the conventions say when no exception is known). */
-export function endServerSpan(span: OtelSpan, status: number): void {
+/** The attribute naming the API key a request came with (its name, never the key): no convention has one. */
+export const KEY_NAME_ATTRIBUTE = "animal_store.api_key.name";
+
+/**
+ * Ends a request's span with its answer's status and the name of its key when it had a known one:
+ * on a 5xx, status ERROR and the error's type (the status, as the conventions say when no exception is known).
+ */
+export function endServerSpan(span: OtelSpan, status: number, keyName?: string): void {
   span.setAttribute("http.response.status_code", status);
+  if (keyName !== undefined) span.setAttribute(KEY_NAME_ATTRIBUTE, keyName);
   if (status >= 500) {
     span.setAttribute("error.type", String(status));
     span.setStatus({ code: STATUS_ERROR });

@@ -13,6 +13,7 @@
  * const app = traces.wrap(createApp({ store: traces.store(createMemoryStore()), apiKeys: ["secret"] }));
  * ```
  */
+import type { KeyRing } from "../api-keys/mod.ts";
 import type { PetStore } from "../store.ts";
 import type { App, ConnectionInfo, Wrap } from "../types.ts";
 import type { OtelApi, OtelContext, OtelSpan, OtelTracer } from "./otel-api.ts";
@@ -37,6 +38,8 @@ export interface TracingOptions {
   readonly tracer?: OtelTracer;
   /** The path the app is mounted under, as given to `createApp`. Default `/v1`. */
   readonly basePath?: string;
+  /** The app's key ring (`createKeyRing`, given to `createApp` as `apiKeys`): a request's span then names its key (`animal_store.api_key.name`). */
+  readonly keys?: KeyRing;
 }
 
 /** A trace id and the id of the span a request was answered in, as a log line carries them. */
@@ -61,7 +64,7 @@ const INVALID_TRACE_ID = "0".repeat(32);
 
 /** Traces over the host's OpenTelemetry API. */
 export function tracing(options: TracingOptions): Tracing {
-  const { api } = options;
+  const { api, keys } = options;
   const tracer = options.tracer ?? api.trace.getTracer("animal-store");
   const basePath = options.basePath ?? "/v1";
   const matchRoute = createRouteMatcher(ROUTES);
@@ -90,14 +93,19 @@ export function tracing(options: TracingOptions): Tracing {
       // A span the sampler dropped has no children to find it: the app runs outside any context.
       const answer = span.isRecording() ? api.context.with(api.trace.setSpan(parent.context, span), () => app.fetch(request, connection)) : app.fetch(request, connection);
       return answer.then(
-        (response) => (endServerSpan(span, response.status), response),
+        (response) => (endServerSpan(span, response.status, keyNameOf(request)), response),
         (error: unknown) => {
-          endServerSpan(span, 500);
+          endServerSpan(span, 500, keyNameOf(request));
           throw error;
         },
       );
     }
     return { fetch, onError: app.onError };
+  }
+
+  /** The name of the key the app found on the request (the same lookup), known or expired. */
+  function keyNameOf(request: Request): string | undefined {
+    return keys?.keyOf(request).key?.name;
   }
 
   function idsOf(request: Request): TraceIds | undefined {

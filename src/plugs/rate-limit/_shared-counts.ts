@@ -21,7 +21,7 @@
 import type { PlugReport } from "../../types.ts";
 import type { CounterBounds, CounterUse, RateCounters } from "./counters.ts";
 import { OVERFLOW } from "./_address-table.ts";
-import { addressCounterId, OVERFLOW_COUNTER_ID } from "./_counter-ids.ts";
+import { addressCounterId, keyCounterId, OVERFLOW_COUNTER_ID } from "./_counter-ids.ts";
 
 /** How long an exchange may take before the limiter counts alone. */
 export const EXCHANGE_DEADLINE_MS = 5000;
@@ -31,10 +31,10 @@ const MAX_IN_FLIGHT = 3;
 
 /** What the limiter tells the sharing of each request, and what the metrics read. */
 export interface SharedCounts {
-  /** Notes an admitted request of key `key` (or, at -1, of the address table's `entry`) at `now`. */
-  admitted(key: number, entry: string, now: number): void;
+  /** Notes an admitted request of the key named `key` (or, without one, of the address table's `entry`) at `now`. */
+  admitted(key: string | undefined, entry: string, now: number): void;
   /** Notes a refused request: its party's shared count is read back at the next exchange. */
-  refused(key: number, entry: string): void;
+  refused(key: string | undefined, entry: string): void;
   /** Whether the counts are shared now, and how long this instance has counted alone. */
   report(): PlugReport;
 }
@@ -45,13 +45,11 @@ export interface SharingSetup {
   readonly syncMs: number;
   readonly logger: Pick<Console, "warn">;
   readonly signal: AbortSignal | undefined;
-  /** The configured keys' ids, by the index the key lookup finds (`_counter-ids.ts`). */
-  readonly keyIds: Promise<readonly string[]>;
   /** Milliseconds of a bucket one request takes (`seconds / requests`). */
   readonly costMs: number;
   readonly maxAddresses: number;
-  /** Moves a key's (or, at -1, an address entry's) theoretical arrival time to at least `tat`. */
-  raise(key: number, entry: string, tat: number): void;
+  /** Moves the time of the key named `key` (or, without one, of an address entry) to at least `tat`. */
+  raise(key: string | undefined, entry: string, tat: number): void;
 }
 
 /** What one party took since the last exchange: milliseconds of its bucket, from its first admitted request on. */
@@ -60,25 +58,18 @@ interface Taken {
   first: number;
 }
 
-/** What the keys took since the last exchange, by key index. */
-interface KeysTaken {
-  readonly seen: Uint8Array;
-  readonly cost: Float64Array;
-  readonly first: Float64Array;
+/** The parties of one exchange, in the order of its uses: a key's name, or an address entry. */
+interface Party {
+  readonly key: string | undefined;
+  readonly entry: string;
 }
 
-function keysTaken(count: number): KeysTaken {
-  return { seen: new Uint8Array(count), cost: new Float64Array(count), first: new Float64Array(count) };
-}
-
-/** The parties of one exchange, in the order of its uses: a key's index, or an address entry. */
-type Party = number | string;
-
-/** Shares a limiter's counts through `setup.counters`, for `keyCount` keys. */
-export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts {
+/** Shares a limiter's counts through `setup.counters`. */
+export function shareCounts(setup: SharingSetup): SharedCounts {
   const { counters, syncMs, logger, signal, costMs, maxAddresses } = setup;
   const bounds: CounterBounds = { maxAddresses, overflowId: OVERFLOW_COUNTER_ID };
-  let keys = keysTaken(keyCount);
+  // By name: what a key took is counted under the same name after a reload of the keys, whatever their order.
+  let keys = new Map<string, Taken>();
   let addresses = new Map<string, Taken>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let lastSent = -Infinity;
@@ -112,31 +103,39 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
     return taken;
   }
 
+  /** The key's entry of what it took since the last exchange. */
+  function keyTaken(name: string): Taken {
+    let taken = keys.get(name);
+    if (taken === undefined) {
+      taken = { cost: 0, first: 0 };
+      keys.set(name, taken);
+    }
+    return taken;
+  }
+
   /** Everything noted since the last exchange, as its uses and their parties; the notes start afresh. */
-  function take(ids: readonly string[], now: number): { uses: CounterUse[]; parties: Party[] } {
+  function take(now: number): { uses: CounterUse[]; parties: Party[] } {
     const [sentKeys, sentAddresses] = [keys, addresses];
-    keys = keysTaken(keyCount);
+    keys = new Map();
     addresses = new Map();
     const uses: CounterUse[] = [];
     const parties: Party[] = [];
-    sentKeys.seen.forEach((seen, key) => {
-      if (seen === 0) return;
-      const cost = sentKeys.cost[key]!;
-      uses.push({ id: ids[key]!, address: false, costMs: cost, sinceMs: cost > 0 ? now - sentKeys.first[key]! : 0 });
-      parties.push(key);
-    });
+    for (const [name, { cost, first }] of sentKeys) {
+      uses.push({ id: keyCounterId(name), address: false, costMs: cost, sinceMs: cost > 0 ? now - first : 0 });
+      parties.push({ key: name, entry: "" });
+    }
     for (const [entry, { cost, first }] of sentAddresses) {
       uses.push({ id: entry === OVERFLOW ? OVERFLOW_COUNTER_ID : addressCounterId(entry), address: true, costMs: cost, sinceMs: cost > 0 ? now - first : 0 });
-      parties.push(entry);
+      parties.push({ key: undefined, entry });
     }
     return { uses, parties };
   }
 
   /** Raises every party to the shared count, plus what it took since the exchange was sent. */
   function takeBack(parties: readonly Party[], taken: readonly number[], at: number): void {
-    parties.forEach((party, i) => {
-      if (typeof party === "number") setup.raise(party, "", at + taken[i]! + keys.cost[party]!);
-      else setup.raise(-1, party, at + taken[i]! + (addresses.get(party)?.cost ?? 0));
+    parties.forEach(({ key, entry }, i) => {
+      const since = key === undefined ? addresses.get(entry) : keys.get(key);
+      setup.raise(key, entry, at + taken[i]! + (since?.cost ?? 0));
     });
   }
 
@@ -147,15 +146,13 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
     // stuck while the database went away must not delay the first to reach it when it is back),
     // but no more than `MAX_IN_FLIGHT` wait at once.
     if (inFlight >= MAX_IN_FLIGHT) return schedule(syncMs);
-    const ids = await setup.keyIds.catch(() => undefined);
     lastSent = performance.now();
     const seq = ++started;
     inFlight++;
     // Taken out of the notes for good: what a failed exchange carried stays in this instance's
     // counts only, so a client is not charged for an outage twice once the store is back.
-    const { uses, parties } = take(ids ?? [], lastSent);
+    const { uses, parties } = take(lastSent);
     try {
-      if (ids === undefined) throw new Error("the API keys could not be digested");
       const taken = await withDeadline(Promise.resolve().then(() => counters.exchange(uses, bounds)), EXCHANGE_DEADLINE_MS);
       const problem = answerProblem(taken, uses.length);
       if (problem !== undefined) throw new Error(problem);
@@ -194,20 +191,14 @@ export function shareCounts(setup: SharingSetup, keyCount: number): SharedCounts
 
   return {
     admitted(key, entry, now) {
-      const taken = key === -1 ? addressTaken(entry) : undefined;
-      if (taken !== undefined) {
-        if (taken.cost === 0) taken.first = now;
-        taken.cost += costMs;
-      } else {
-        if (keys.cost[key] === 0) keys.first[key] = now;
-        keys.cost[key]! += costMs;
-        keys.seen[key] = 1;
-      }
+      const taken = key === undefined ? addressTaken(entry) : keyTaken(key);
+      if (taken.cost === 0) taken.first = now;
+      taken.cost += costMs;
       if (timer === undefined) schedule();
     },
     refused(key, entry) {
-      if (key === -1) addressTaken(entry);
-      else keys.seen[key] = 1;
+      if (key === undefined) addressTaken(entry);
+      else keyTaken(key);
       if (timer === undefined) schedule();
     },
     report: () => ({

@@ -15,7 +15,7 @@
 
 /** One party's use of its budget since the limiter's last exchange. */
 export interface CounterUse {
-  /** Who: an opaque, stable id that never holds an API key (`key:<digest>`, `address:192.0.2.1`); distinct within one exchange. */
+  /** Who: an opaque, stable id that never holds an API key (`key:shop`, a key's name; `address:192.0.2.1`); distinct within one exchange. */
   readonly id: string;
   /** Whether it is a client address: at most `maxAddresses` of those have counts of their own. */
   readonly address: boolean;

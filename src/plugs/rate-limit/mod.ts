@@ -11,8 +11,10 @@
  * request moves it one interval (`seconds / requests`) later and is admitted while it stays within
  * `burst` intervals of now. One number per party, no timer, no sweeping on the way of a request.
  *
- * Memory is bounded: keys are counted by their index in the configured list; addresses in one table
- * of at most `maxAddresses` entries (`_address-table.ts`).
+ * Memory is bounded: keys are counted by their names (`PlugSetup.keys`: the one lookup the app makes
+ * per request), one number each, kept across a reload of the keys and forgotten once a name the app
+ * no longer accepts has a full bucket again (`_key-table.ts`); addresses in one table of at most
+ * `maxAddresses` entries (`_address-table.ts`).
  *
  * The counts stay in the app's memory unless `counters` is given: a store the app's instances share
  * (`counters.ts`: PostgreSQL's from `animal-store/postgres-store`, or one of yours), which makes one
@@ -32,14 +34,13 @@
  * const plugs = [rateLimit({ requests: 100, seconds: 1 }, { counters })];
  * ```
  */
-import type { ConnectionInfo, Plug, PlugOutcome, PlugSetup, PlugSteps, Validation } from "../../mod.ts";
+import type { ConnectionInfo, KeyRing, Plug, PlugOutcome, PlugSetup, PlugSteps, Validation } from "../../mod.ts";
 import type { RateCounters } from "./counters.ts";
 import type { SharedCounts } from "./_shared-counts.ts";
 import { errorResponse } from "../../mod.ts";
 import { createAddressTable } from "./_address-table.ts";
 import { clientAddress, peerAddress } from "./_client-address.ts";
-import { keyCounterIds } from "./_counter-ids.ts";
-import { createKeyIndex } from "./_key-index.ts";
+import { createKeyTable } from "./_key-table.ts";
 import { shareCounts } from "./_shared-counts.ts";
 
 export type { CounterBounds, CounterUse, RateCounters } from "./counters.ts";
@@ -137,8 +138,8 @@ export function rateLimit(limit: RateLimit, options: RateLimitOptions = {}): Plu
   const syncProblem = syncMsProblem(syncMs);
   const problem = rateLimitProblem(limit) ?? (syncProblem === undefined ? undefined : `syncMs ${syncProblem}`);
   if (problem !== undefined) throw new RangeError(`Cannot create app: rateLimit ${problem}`);
-  return ({ apiKeys, forwardedFor }): PlugSteps => {
-    const limiter = createRateLimiter(limit, apiKeys, forwardedFor, { ...options, syncMs });
+  return ({ keys, forwardedFor }): PlugSteps => {
+    const limiter = createRateLimiter(limit, keys, forwardedFor, { ...options, syncMs });
     return { name: "rateLimit", late: limiter.late, ...(limiter.shared === undefined ? {} : { report: limiter.shared.report }) };
   };
 }
@@ -148,7 +149,7 @@ type RateLimiter = (request: Request, path: string, connection: ConnectionInfo |
 
 function createRateLimiter(
   limit: RateLimit,
-  apiKeys: readonly string[],
+  keys: KeyRing,
   forwardedFor: PlugSetup["forwardedFor"],
   options: RateLimitOptions & { readonly syncMs: number },
 ): { late: RateLimiter; shared: SharedCounts | undefined } {
@@ -156,9 +157,7 @@ function createRateLimiter(
   const burst = limit.burst ?? limit.requests;
   const capacity = burst * interval;
   const policy = `"default";q=${burst};w=${Math.max(1, Math.ceil(capacity / 1000 - EPSILON))}`;
-  const keyIndex = createKeyIndex(apiKeys);
-  // Each key's theoretical arrival time (ms, on performance.now()'s clock); 0 is a full bucket.
-  const keyTats = new Float64Array(apiKeys.length);
+  const named = createKeyTable(keys);
   const maxAddresses = limit.maxAddresses ?? DEFAULT_MAX_ADDRESSES;
   const addresses = createAddressTable(maxAddresses);
   const described = describeRateLimit(limit);
@@ -167,14 +166,13 @@ function createRateLimiter(
     syncMs: options.syncMs,
     logger: options.logger ?? console,
     signal: options.signal,
-    keyIds: keyCounterIds(apiKeys),
     costMs: interval,
     maxAddresses,
     raise: (key, entry, tat) => {
-      if (key === -1) addresses.raise(entry, tat);
-      else keyTats[key] = Math.max(keyTats[key]!, tat);
+      if (key === undefined) addresses.raise(entry, tat);
+      else named.raise(key, tat, performance.now());
     },
-  }, apiKeys.length);
+  });
 
   /** The RateLimit field once a request left `used` ms of the bucket taken: whole requests left, seconds until one more. */
   function serviceLimit(used: number): string {
@@ -196,15 +194,17 @@ function createRateLimiter(
 
   const late: RateLimiter = (request, path, connection) => {
     const now = performance.now();
-    const key = keyIndex(request.headers.get("authorization"));
-    const address = key === -1 ? addresses.countedAs(clientAddress(forwardedFor(request.headers), peerAddress(request, connection)), now) : "";
-    const tat = Math.max(key === -1 ? addresses.tatOf(address) : keyTats[key]!, now) + interval;
+    const check = keys.keyOf(request);
+    // A valid key is counted by its name, the one stable, non-secret id of a key; anything else by its address.
+    const key = check.outcome === "valid" ? check.key.name : undefined;
+    const address = key === undefined ? addresses.countedAs(clientAddress(forwardedFor(request.headers), peerAddress(request, connection)), now) : "";
+    const tat = Math.max(key === undefined ? addresses.tatOf(address) : named.tatOf(key), now) + interval;
     if (tat - now > capacity + EPSILON) {
       shared?.refused(key, address);
-      return { answer: refusal(request, path, key !== -1, tat - now - capacity) };
+      return { answer: refusal(request, path, key !== undefined, tat - now - capacity) };
     }
-    if (key === -1) addresses.set(address, tat);
-    else keyTats[key] = tat;
+    if (key === undefined) addresses.set(address, tat);
+    else named.set(key, tat, now);
     shared?.admitted(key, address, now);
     return { headers: { "ratelimit-policy": policy, ratelimit: serviceLimit(tat - now) } };
   };
