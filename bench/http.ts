@@ -17,7 +17,8 @@ import { GET_ID, KEY } from "./fixtures.ts";
 import type { Measure } from "./report.ts";
 import { median, rateCell, rateMedian, ratioCell, replaceGeneratedBlock } from "./report.ts";
 import type { Kind, Role, Runtime, Scenario, Server } from "./targets.ts";
-import { BIN, PEER, PEER_WITH_LOG, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
+import { startSink } from "./otlp-sink-process.ts";
+import { BIN, PEER, PEER_TRACED, PEER_WITH_LOG, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
 
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -77,6 +78,8 @@ if (Bun.spawnSync(["which", "wrk"]).exitCode !== 0) {
 const dataFolder = join(ROOT, "data", "bench");
 mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
+// The traced targets' collector, for the whole run: it takes every export and decodes none.
+const sink = await startSink(join(dataFolder, "otlp-sink.log"));
 if (SCENARIOS.includes("sold-1M")) writeDataFile(millionFile, MILLION);
 
 const probesOf = (scenario: Scenario): readonly Probe[] => PROBES[scenario.startsWith("sold") ? "sold" : scenario.replace("-c64", "")] ?? [];
@@ -94,7 +97,7 @@ async function startRole(runtime: Runtime, role: Role, targets: RoleServers): Pr
     const pets = role === "million" ? MILLION : 1000;
     const dataFile = kind !== "project-file" ? undefined : role === "million" ? millionFile : join(dataFolder, `${runtime}-write.json`);
     if (dataFile !== undefined && role === "write") writeDataFile(dataFile, 1000);
-    targets.servers.set(kind, await start(runtime, kind, pets, dataFile));
+    targets.servers.set(kind, await start(runtime, kind, pets, dataFile, undefined, sink));
   }
 }
 
@@ -122,6 +125,10 @@ const versions: Record<string, string> = {
   hono: installedVersion("hono"),
   elysia: installedVersion("elysia"),
   fastify: installedVersion("fastify"),
+  "@hono/otel": installedVersion("@hono/otel"),
+  "@elysiajs/opentelemetry": installedVersion("@elysiajs/opentelemetry"),
+  "@fastify/otel": installedVersion("@fastify/otel"),
+  "@opentelemetry/sdk-trace": installedVersion("@opentelemetry/sdk-trace"),
 };
 console.log(`HTTP benchmark ${new Date().toISOString()}: ${SECONDS}s per run, ${ROUNDS} rounds, versions ${JSON.stringify(versions)}`);
 
@@ -144,7 +151,8 @@ function measureRounds(runtime: Runtime, serverOf: (scenario: Scenario, kind: Ki
   }
 }
 
-for (const runtime of RUNTIMES) {
+/** Starts every target of a runtime, checks that they answer alike, measures them and stops them. */
+async function measureRuntime(runtime: Runtime): Promise<void> {
   const roles = new Map<Role, RoleServers>();
   for (const scenario of SCENARIOS) {
     const role: RoleServers = roles.get(roleOf(scenario)) ?? { kinds: [], probes: [], servers: new Map() };
@@ -167,6 +175,12 @@ for (const runtime of RUNTIMES) {
   }
 }
 
+try {
+  for (const runtime of RUNTIMES) await measureRuntime(runtime);
+} finally {
+  sink.stop();
+}
+
 const runsOf = (runtime: Runtime, scenario: Scenario, kind: Kind | undefined) =>
   kind === undefined ? undefined : results.get(key(runtime, scenario, kind));
 const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
@@ -177,6 +191,7 @@ const LABEL_SUFFIX: Partial<Record<Kind, string>> = {
   "project-file": "(file store)",
   "project-deno-serve": "(Deno.serve)",
   "project-log-off": "(LOG=off)",
+  "project-traced": "(traced)",
   "project-before": "(before)",
   "project-cors": "(CORS on)",
   "project-rate-limit": "(rate limit not reached)",
@@ -218,6 +233,18 @@ const table: string[] = [
   }),
 ];
 
+/** Each traced target against the same target untraced: the project's default, Hono and the runtime's peer. */
+const tracedTable: string[] = [
+  "| runtime | scenario | project traced req/s | ÷ default | Hono traced req/s | ÷ bare Hono | peer | peer traced req/s | ÷ bare peer |",
+  "|---|---|---|---|---|---|---|---|---|",
+  ...RUNTIMES.flatMap((runtime) => SCENARIOS.filter((scenario) => planFor(runtime, scenario).includes("project-traced")).map((scenario) => {
+    const runtimeName = { bun: "Bun", deno: "Deno", node: "Node" }[runtime];
+    const [project, hono, peer] = [runsOf(runtime, scenario, "project-traced"), runsOf(runtime, scenario, "hono-traced"), runsOf(runtime, scenario, PEER_TRACED[runtime])];
+    const peerCells = PEER[runtime] === undefined ? "– | – | –" : `${peerName(runtime)} | ${rateMedian(peer)} | ${ratioCell(peer, runsOf(runtime, scenario, PEER[runtime]))}`;
+    return `| ${runtimeName} | ${scenario} | ${rateMedian(project)} | ${ratioCell(project, runsOf(runtime, scenario, "project"))} | ${rateMedian(hono)} | ${ratioCell(hono, runsOf(runtime, scenario, "hono"))} | ${peerCells} |`;
+  })),
+];
+
 /** The shorter table of `docs/benchmarks.md`: medians, and ratios with the range of the single rounds' ratios. */
 const pageTable: string[] = [
   "| runtime | scenario | limit | Hono | Elysia (Bun) / Fastify (Node) | the same with its log | project | project/limit | project/Hono | project/Elysia or Fastify | project/the same with its log |",
@@ -238,7 +265,7 @@ const scale = (measuredScale ? RUNTIMES : []).map((runtime) => {
   return `- ${runtime}: sold list p50 ${large.toFixed(2)} ms with 1,000,000 pets / ${small.toFixed(2)} ms with 1,000 = ${(large / small).toFixed(2)}`;
 });
 const day = new Date().toISOString().slice(0, 10);
-const versionLine = `Bun ${versions.bun}, Deno ${versions.deno}, Node ${versions.node}, wrk ${versions.wrk}; Hono ${versions.hono}, Elysia ${versions.elysia}, Fastify ${versions.fastify}`;
+const versionLine = `Bun ${versions.bun}, Deno ${versions.deno}, Node ${versions.node}, wrk ${versions.wrk}; Hono ${versions.hono}, Elysia ${versions.elysia}, Fastify ${versions.fastify}; OpenTelemetry SDK ${versions["@opentelemetry/sdk-trace"]}, @hono/otel ${versions["@hono/otel"]}, @elysiajs/opentelemetry ${versions["@elysiajs/opentelemetry"]}, @fastify/otel ${versions["@fastify/otel"]}`;
 const report = [
   "# Benchmark results",
   "",
@@ -255,6 +282,10 @@ const report = [
   "`sold-1k`/`sold-1M`: `GET /v1/pets?status=sold&limit=20` with 1,000 / 1,000,000 pets stored, only the last 20 sold.",
   "",
   ...table,
+  "",
+  "Traced ÷ untraced, every request sampled (the same SDK, sampler and OTLP sink for all; each peer traced by its own package):",
+  "",
+  ...tracedTable,
   "",
   "Scale (target ≤ 1.2):",
   ...scale,
@@ -273,6 +304,6 @@ if (FULL_RUN) {
     "Requests/s, medians; each ratio with the lowest–highest ratio of a single round. `sold-1k`/`sold-1M`: the list of",
     "one status with 1,000 / 1,000,000 pets; `create-c64`: creates from 64 connections; file store: the durable JSON file.",
   ];
-  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), [...caption, "", ...pageTable].join("\n")));
+  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), [...caption, "", ...pageTable, "", "Traced ÷ untraced, every request sampled (`@hono/otel`, `@elysiajs/opentelemetry`, `@fastify/otel` on the same SDK, sampler and OTLP sink as the project's):", "", ...tracedTable].join("\n")));
 }
-console.log(`\n${[...table, "", ...scale].join("\n")}`);
+console.log(`\n${[...table, "", ...tracedTable, "", ...scale].join("\n")}`);

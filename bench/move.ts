@@ -2,19 +2,22 @@
  * @module
  * Moving pets benchmark: `animal-store export | animal-store import` with 1,000,000 pets (set
  * `BENCH_PETS`), from a JSON file into PostgreSQL and back, on Bun as `npm start` runs it. Prints
- * each command's time, pets per second and peak RSS (each command's own, from the kernel).
+ * each command's time, pets per second and peak RSS (each command's own, from the kernel), and the
+ * two goals: an import into PostgreSQL at ≥ 50,000 pets/s, one into a JSON file at ≤ 100 MB.
  *
  * Run with `bun bench/move.ts`. It starts the PostgreSQL the tests use (`fsync` on), or uses
  * `DATABASE_URL` when set (an empty database).
  */
 import { mkdirSync, openSync, rmSync, writeSync, closeSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { JOURNAL_HEADER } from "../adapters/json-file-store/_journal.ts";
 import { postgresServer } from "../test/postgres-server.ts";
 
 const PETS = Number(process.env["BENCH_PETS"] ?? 1_000_000);
 const FOLDER = join("data", "bench-move");
-const START = ["bun", "adapters/server/start-bun.ts"];
+// The bun running this script, so it runs without bun on PATH (`node_modules/.bin/bun bench/move.ts`).
+const START = [process.execPath, "adapters/server/start-bun.ts"];
 
 /** Writes a data file of `count` pets as the JSON-file store writes them. */
 function writeDataFile(path: string, count: number): void {
@@ -63,6 +66,7 @@ const back = join(FOLDER, "back.json");
 writeDataFile(source, PETS);
 const url = process.env["DATABASE_URL"] ?? (await (await postgresServer()).createDatabase());
 const database = ["--store", "postgres", "--database-url", url];
+console.log(`load average at the start: ${loadavg().map((load) => load.toFixed(2)).join(", ")}`);
 const [outExport, outImport] = await pipe(["export", "--data-file", source], ["import", ...database]);
 const [backExport, backImport] = await pipe(["export", ...database], ["import", "--data-file", back]);
 const sums = new Set([outExport, outImport, backExport, backImport].flatMap((measured) => [...measured.output.matchAll(/sha256 ([0-9a-f]{64})/g)].map((match) => match[1])));
@@ -74,5 +78,10 @@ console.log(row("file → PostgreSQL", "export --data-file", outExport));
 console.log(row("file → PostgreSQL", "import --store postgres", outImport));
 console.log(row("PostgreSQL → file", "export --store postgres", backExport));
 console.log(row("PostgreSQL → file", "import --data-file", backImport));
+const importRate = PETS / outImport.seconds;
+const fileMegabytes = (backImport.peakMiB * 1024 * 1024) / 1e6;
+console.log(`goals: import into PostgreSQL ${Math.round(importRate).toLocaleString("en")} pets/s (≥ 50,000: ${importRate >= 50_000 ? "met" : "NOT met"}), ` +
+  `import into a JSON file ${Math.round(fileMegabytes)} MB peak RSS (≤ 100 MB: ${fileMegabytes <= 100 ? "met" : "NOT met"})`);
+console.log(`load average at the end: ${loadavg().map((load) => load.toFixed(2)).join(", ")}`);
 rmSync(FOLDER, { recursive: true, force: true });
 process.exit(0);

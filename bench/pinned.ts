@@ -21,7 +21,8 @@ export function parseSettings(text: string): Record<string, string> {
 
 /** The core the servers share; the wrk processes run on the other. */
 const SERVER_CORE = "1";
-const LOAD_CORE = "0";
+/** The core the load (wrk, and the OTLP sink) runs on. */
+export const LOAD_CORE = "0";
 
 /** A server started pinned. */
 export interface PinnedServer {

@@ -14,16 +14,23 @@
  *   bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <variant> <variant> ...
  * where a variant is `name[@checkout]=[NAME=value,...]`, `peer=` for Elysia on Bun or Fastify on
  * Node (`peer-<name>=` for another copy with other settings: `peer-log=PEER_LOG=on` is the peer with
- * a request log on), or `limit=` for the runtime's bare server sending precomputed answers, e.g.
+ * a request log on), `hono=` (`hono-<name>=`) for the Hono peer, or `limit=` for the runtime's bare
+ * server sending precomputed answers, e.g.
  *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before= peer=
+ * `OTEL_EXPORTER_OTLP_ENDPOINT=sink` points a variant at an OTLP sink this command starts
+ * (`otlp-sink.ts`, on the load core), and a variant named `<name>-traced` is also printed as a
+ * ratio to `<name>`, each round's pair met the same machine:
+ *   bun bench/side-by-side.ts node list now= now-traced=OTEL_EXPORTER_OTLP_ENDPOINT=sink peer= peer-traced=OTEL_EXPORTER_OTLP_ENDPOINT=sink
  * Settings: BENCH_SECONDS (3), BENCH_ROUNDS (5). Each server holds 1,000 pets in memory and writes
  * its output to `data/bench/side-<name>.log`. Needs Linux (`taskset`, `/proc`) and two cores.
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { KEY } from "./fixtures.ts";
+import type { Sink } from "./otlp-sink-process.ts";
+import { startSink, withSink } from "./otlp-sink-process.ts";
 import type { PinnedServer } from "./pinned.ts";
-import { cpuMicros, loadPinned, parseSettings, PINNED_PATHS, startPinned } from "./pinned.ts";
+import { cpuMicros, LOAD_CORE, loadPinned, parseSettings, PINNED_PATHS, startPinned } from "./pinned.ts";
 import { median } from "./report.ts";
 import type { Runtime } from "./targets.ts";
 import { PEER, ROOT, runArgv } from "./targets.ts";
@@ -55,9 +62,11 @@ function isPeer(variant: Variant): boolean {
   return variant.name === "peer" || variant.name.startsWith("peer-");
 }
 
-/** The benchmark's own server a variant name stands for (`peer`, `limit`), if it names one. */
+/** The benchmark's own server a variant name stands for (`peer`, `hono`, `limit`), if it names one. */
 function targetOf(runtime: Runtime, variant: Variant): string | undefined {
-  return isPeer(variant) ? PEER[runtime] : variant.name === "limit" ? "limit" : undefined;
+  if (isPeer(variant)) return PEER[runtime];
+  if (variant.name === "hono" || variant.name.startsWith("hono-")) return "hono";
+  return variant.name === "limit" ? "limit" : undefined;
 }
 
 /** The command that runs a variant on a runtime: the standalone server of its checkout, or the benchmark's own. */
@@ -67,9 +76,9 @@ function serverCommand(runtime: Runtime, variant: Variant): string[] {
 }
 
 /** Starts a variant's server pinned, waits until it listens, and seeds it. */
-function startVariant(runtime: Runtime, variant: Variant): Promise<PinnedServer> {
+function startVariant(runtime: Runtime, variant: Variant, sink: Sink | undefined): Promise<PinnedServer> {
   const output = join(ROOT, "data", "bench", `side-${variant.name}.log`);
-  const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE: "memory", PETS: "1000", ...variant.settings };
+  const env = { ...process.env, PORT: "0", API_KEYS: KEY, STORE: "memory", PETS: "1000", ...withSink(variant.settings, sink) };
   // The benchmark's own servers hold their PETS pets from the start.
   return startPinned(serverCommand(runtime, variant), { cwd: variant.checkout, env, output, seed: targetOf(runtime, variant) === undefined });
 }
@@ -98,7 +107,8 @@ if (variants.some(isPeer) && PEER[runtime] === undefined) {
   process.exit(2);
 }
 mkdirSync(join(ROOT, "data", "bench"), { recursive: true });
-const servers = await Promise.all(variants.map((variant) => startVariant(runtime, variant)));
+const sink = variants.some((variant) => Object.values(variant.settings).includes("sink")) ? await startSink(join(ROOT, "data", "bench", "side-sink.log"), ["taskset", "-c", LOAD_CORE]) : undefined;
+const servers = await Promise.all(variants.map((variant) => startVariant(runtime, variant, sink)));
 try {
   await loadTogether(servers, scenario, 1);
   const rounds: Share[][] = [];
@@ -114,6 +124,14 @@ try {
     console.log(`${variant.name}: median ${Math.round(median(rates)).toLocaleString("en-US")} req/s, ${median(ratios).toFixed(2)} of ${first} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}); ` +
       `CPU ${median(rounds.map((round) => round[i]!.cpuPerRequest)).toFixed(1)} µs a request, ${median(costs).toFixed(2)} of ${first}'s (rounds ${Math.min(...costs).toFixed(2)}–${Math.max(...costs).toFixed(2)})`);
   }
+  for (const [i, variant] of variants.entries()) {
+    const base = variants.findIndex((other) => `${other.name}-traced` === variant.name);
+    if (base === -1) continue;
+    const ratios = rounds.map((round) => round[i]!.rate / round[base]!.rate);
+    console.log(`${variant.name} ÷ ${variants[base]!.name}: ${median(ratios).toFixed(2)} (rounds ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+  }
 } finally {
   for (const server of servers) server.process.kill("SIGKILL");
+  sink?.stop();
 }
+

@@ -3,21 +3,24 @@
  * The benchmark's targets: which run in each scenario on each runtime, and how each is started on
  * a free port and filled with the pets every target starts with.
  */
-import { existsSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { KEY, seedPet } from "./fixtures.ts";
+import type { Sink } from "./otlp-sink-process.ts";
+import { withSink } from "./otlp-sink-process.ts";
 
 /** A runtime the benchmark runs on. */
 export type Runtime = "bun" | "deno" | "node";
 /**
- * A server measured: the limit, a framework peer (as its users get it, or with the request log they
- * turn on: `elysia-log`, `fastify-log`), the core behind minimal code, or the project: as `npm start`
- * runs it (`project`: default settings, the access log on, written to a file), with one setting
- * changed (`SETTINGS`), or an earlier version of it (`project-before`).
+ * A server measured: the limit, a framework peer (as its users get it, with the request log they
+ * turn on: `elysia-log`, `fastify-log`, or traced with its own OpenTelemetry package: `-traced`), the
+ * core behind minimal code, or the project: as `npm start` runs it (`project`: default settings, the
+ * access log on, written to a file), with one setting changed (`SETTINGS`), or an earlier version of
+ * it (`project-before`).
  */
 export type Kind =
-  | "limit" | "hono" | "elysia" | "elysia-log" | "fastify" | "fastify-log" | "direct"
-  | "project" | "project-deno-serve" | "project-file" | "project-log-off" | "project-before"
+  | "limit" | "hono" | "hono-traced" | "elysia" | "elysia-log" | "elysia-traced" | "fastify" | "fastify-log" | "fastify-traced" | "direct"
+  | "project" | "project-deno-serve" | "project-file" | "project-log-off" | "project-traced" | "project-before"
   | "project-cors" | "project-rate-limit" | "project-metrics";
 /** A measured request, and the store behind it. */
 export type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "create-c64";
@@ -28,10 +31,17 @@ export type Scenario = "list" | "get" | "create" | "sold-1k" | "sold-1M" | "crea
  */
 const EXTRA = (process.env.BENCH_EXTRA ?? "").split(",").filter((name) => name !== "").map((name) => `project-${name}` as Kind);
 
-/** The settings that set a target apart from its default: the project's from what `npm start` runs, a peer's log. */
+/** Every request traced and exported to the OTLP sink the benchmark runs (`otlp-sink-process.ts`), the default sampler recording all. */
+const TRACED = { OTEL_EXPORTER_OTLP_ENDPOINT: "sink" };
+
+/** The settings that set a target apart from its default: the project's from what `npm start` runs, a peer's log or traces. */
 const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
   "elysia-log": { PEER_LOG: "on" },
   "fastify-log": { PEER_LOG: "on" },
+  "hono-traced": TRACED,
+  "elysia-traced": TRACED,
+  "fastify-traced": TRACED,
+  "project-traced": TRACED,
   "project-file": { STORE: "file" },
   "project-deno-serve": { DENO_SERVER: "Deno.serve" },
   "project-log-off": { LOG: "off" },
@@ -51,11 +61,11 @@ export const BIN = join(ROOT, "node_modules", ".bin");
  * minimal node:http code: project/direct is the Node adapter's own cost.
  */
 export const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "elysia", "elysia-log", "fastify", "fastify-log", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
-  get: ["limit", "hono", "elysia", "elysia-log", "fastify", "fastify-log", "direct", "project", "project-log-off", "project-deno-serve", ...EXTRA],
+  list: ["limit", "hono", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", ...EXTRA],
+  get: ["limit", "hono", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", ...EXTRA],
   "sold-1k": ["limit", "hono", "elysia", "fastify", "project"],
   "sold-1M": ["limit", "hono", "elysia", "fastify", "project-file"],
-  create: ["limit", "hono", "elysia", "elysia-log", "fastify", "fastify-log", "direct", "project", "project-log-off", "project-deno-serve", "project-file", ...EXTRA],
+  create: ["limit", "hono", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", "project-file", ...EXTRA],
   "create-c64": ["elysia", "fastify", "project", "project-file"],
 };
 /** Targets that exist on one runtime only. */
@@ -63,14 +73,18 @@ const ONLY_ON: Partial<Record<Kind, Runtime>> = {
   direct: "node",
   elysia: "bun",
   "elysia-log": "bun",
+  "elysia-traced": "bun",
   fastify: "node",
   "fastify-log": "node",
+  "fastify-traced": "node",
   "project-deno-serve": "deno",
 };
 /** The framework peer each runtime is held against, beside Hono. */
 export const PEER: Record<Runtime, Kind | undefined> = { bun: "elysia", deno: undefined, node: "fastify" };
 /** The same peer with the request log its users turn on, to hold the default's log against (`PEER_LOG=on`). */
 export const PEER_WITH_LOG: Record<Runtime, Kind | undefined> = { bun: "elysia-log", deno: undefined, node: "fastify-log" };
+/** The same peer traced with its own OpenTelemetry package. */
+export const PEER_TRACED: Record<Runtime, Kind | undefined> = { bun: "elysia-traced", deno: undefined, node: "fastify-traced" };
 /** Rows measured on Bun and Node only, where the project is held against a framework peer. */
 const PEER_RUNTIMES_ONLY: ReadonlySet<Kind> = new Set(["project-cors", "project-rate-limit", "project-metrics"]);
 /** The targets of a scenario on a runtime, in interleaving order. */
@@ -104,8 +118,8 @@ function command(runtime: Runtime, kind: Kind): { argv: string[]; cwd: string } 
     const entry = existsSync(join(cwd, "adapters", "server", `start-${runtime}.ts`)) ? `adapters/server/start-${runtime}.ts` : `adapters/start-${runtime}.ts`;
     return { argv: runArgv(runtime, entry), cwd };
   }
-  // A peer with its log is the peer's own server with PEER_LOG=on.
-  return { argv: runArgv(runtime, `servers/${kind.replace(/-log$/, "")}-${runtime}.ts`), cwd: import.meta.dir };
+  // A peer with its log or traced is the peer's own server with PEER_LOG=on or an OTLP endpoint.
+  return { argv: runArgv(runtime, `servers/${kind.replace(/-(log|traced)$/, "")}-${runtime}.ts`), cwd: import.meta.dir };
 }
 
 /** The checkout `project-before` runs from. */
@@ -119,11 +133,12 @@ function baseline(): string {
  * Starts a target on a free port, holding `pets` pets (from `dataFile` when given), and waits until
  * it listens. The project runs with the settings `npm start` uses but for the store (memory unless
  * the file store is measured) and the row's own; its output goes to a file, as a service manager
- * would take it, so the access log it writes by default is measured with it.
+ * would take it, so the access log it writes by default is measured with it. A traced target exports
+ * to `sink`.
  */
-export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string, outputFile?: string): Promise<Server> {
+export async function start(runtime: Runtime, kind: Kind, pets: number, dataFile?: string, outputFile?: string, sink?: Sink): Promise<Server> {
   const { argv, cwd } = command(runtime, kind);
-  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), STORE: "memory", ...SETTINGS[kind] } as Record<string, string>;
+  const env: Record<string, string> = { ...process.env, PORT: "0", API_KEYS: KEY, PETS: String(pets), STORE: "memory", ...withSink(SETTINGS[kind] ?? {}, sink) } as Record<string, string>;
   if (dataFile !== undefined) env["DATA_FILE"] = dataFile;
   const output = outputFile ?? join(ROOT, "data", "bench", `${runtime}-${kind}.log`);
   const child = Bun.spawn(argv, { cwd, env, stdout: openSync(output, "w"), stderr: "inherit" });
@@ -154,5 +169,7 @@ export function writeDataFile(path: string, count: number): void {
   const lines = ['{"format":"animal-store-pets","version":1}'];
   for (let id = 1; id <= count; id++) lines.push(JSON.stringify({ id, ...seedPet(id, count) }));
   writeFileSync(path, `${lines.join("\n")}\n`);
+  // The mark an earlier run's creates left beside it would number this run's creates above them.
+  rmSync(`${path}.last-id`, { force: true });
 }
 

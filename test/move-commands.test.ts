@@ -168,6 +168,17 @@ describe("bad input is refused with one line and exit 2, and the target is left 
   }, 60_000);
 });
 
+test("with MIGRATE=off, an import into a data file that does not exist is refused as the server's open refuses it, and makes none (issue 53)", async () => {
+  const input = (await run("bun", ["export", "--data-file", await fileWith(2)])).stdout;
+  const missing = tempDataFile();
+  const outcome = await run("bun", ["import", "--migrate", "off", "--data-file", missing], input);
+  expect(outcome.code).toBe(1);
+  expect(outcome.stderr).toContain(`animal-store: ${missing} does not exist, and with MIGRATE=off the server makes no data file`);
+  expect(existsSync(missing)).toBe(false);
+  expect(await run("bun", ["import", "--data-file", missing], input)).toMatchObject({ code: 0 });
+  expect(await filePets(missing)).toHaveLength(2);
+}, 60_000);
+
 test("a BOM and CRLF line ends, as an editor saves them, are read as if absent", async () => {
   const input = (await run("bun", ["export", "--data-file", await fileWith(3)])).stdout;
   const target = tempDataFile();

@@ -21,31 +21,25 @@
  * - Writes only ever append (`O_APPEND`), and a lock taken from an owner that may only be frozen
  *   gives the path a new file first (see `_fence.ts`): a woken owner's write lands nowhere it can
  *   overwrite the new owner's lines.
- * - `openJsonFileSnapshot` reads the file for an export while a server writes it (see `_snapshot.ts`):
- *   nothing outside this folder reads the file.
+ * - `openJsonFileSnapshot` reads the file for an export while a server writes it (see `_snapshot.ts`),
+ *   and `openJsonFileImport` imports into it without loading its pets (see `_streaming-import.ts`):
+ *   nothing outside this folder reads or writes the file.
  */
 import type { FileHandle } from "node:fs/promises";
-import { open, rename, stat } from "node:fs/promises";
-import { dirname } from "node:path";
+import { open } from "node:fs/promises";
 import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, Pet, PetStore, StoreHealth } from "../../src/mod.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from "../../src/mod.ts";
 import type { PetTable } from "../../src/_internal/stores.ts";
-import { createPetTable, idsUsedUp, importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "../../src/_internal/stores.ts";
-import { commitImport, dropImport, writeImport } from "./_import.ts";
-import type { ClientMac } from "../_client-mac.ts";
+import { createPetTable, idsUsedUp } from "../../src/_internal/stores.ts";
+import { commitImport, importSteps, writeImport } from "./_import.ts";
 import type { ClientSecret } from "./_client-secret.ts";
 import type { FileLock } from "./_file-lock.ts";
 import type { FileIdentity, Loss } from "./_lost-data-file.ts";
-import type { JournalContents, JournalKey } from "./_journal.ts";
-import { openClientSecret } from "./_client-secret.ts";
-import { syncFolder, writeDurably } from "../_files/durable-write.ts";
-import { fenceOff } from "./_fence.ts";
-import { errorCode } from "../_files/error-code.ts";
-import { acquireLock } from "./_file-lock.ts";
+import type { JournalKey } from "./_journal.ts";
 import { describeLoss, lossOf, rescue } from "./_lost-data-file.ts";
-import { makeFolder } from "../_files/make-folder.ts";
-import { JOURNAL_HEADER, journalLine, readJournal } from "./_journal.ts";
-import { RESERVE_STEP, readLastId, writeLastId } from "./_last-id.ts";
+import { journalLine } from "./_journal.ts";
+import { RESERVE_STEP, writeLastId } from "./_last-id.ts";
+import { append, describeError, openLocked } from "./_open-file.ts";
 
 /** Options of the JSON-file store. */
 export interface JsonFileStoreOptions {
@@ -73,8 +67,6 @@ interface PendingCreate {
   readonly reject: (error: Error) => void;
 }
 
-const encoder = new TextEncoder();
-
 export type { JsonFileSnapshot } from "./_snapshot.ts";
 
 /** The data file's format version this code reads and writes. */
@@ -92,110 +84,27 @@ export { formatVersionOf as dataFileVersion } from "./_journal.ts";
  */
 export { openSnapshot as openJsonFileSnapshot } from "./_snapshot.ts";
 
+export type { JsonFileImport } from "./_streaming-import.ts";
+
+/**
+ * Opens the data file at `path` to import into while no server has it open (`animal-store import`
+ * does): the imported pets go to the file as they are read, without loading them, all or nothing.
+ */
+export { openJsonFileImport } from "./_streaming-import.ts";
+
 /** Opens (creating it and its folder if needed) the data file at `path` and loads every pet. */
 export async function openJsonFileStore(path: string, options: JsonFileStoreOptions = {}): Promise<PetStore> {
   const logger = options.logger ?? console;
   const started = performance.now();
-  createFolder(path);
-  const lock = await acquireLock(`${path}.lock`, `open ${path}`);
-  let file: FileHandle | undefined;
-  try {
-    if (lock.previousOwnerMayRun) await fenceOff(path);
-    await dropImport(path); // the copy of an import that stopped half way: the file never had it
-    const secret = await openClientSecret(path);
-    const mark = await readLastId(path);
-    const table = createPetTable(options.maxIdempotencyKeys);
-    const now = Date.now();
-    file = await openJournal(path);
-    const { size, macRecords } = await loadJournal(file, path, (pet, key) => {
-      table.add(pet, key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? key : undefined);
-    }, secret.mac, logger);
-    await secret.keep();
-    if (secret.created && macRecords > 0) {
-      logger.warn(`${path}: its secret ${path}.secret was missing, so a new one was made; the ${macRecords} idempotency keys ` +
-        "written under the old one are not recognised, and a retry with one of them creates a new pet");
-    }
-    const opened = await file.stat();
-    const elapsed = Math.round(performance.now() - started);
-    logger.info(`opened ${path}: ${table.size} pets loaded in ${elapsed} ms`);
-    options.observer?.keysHeld(table.keysHeld);
-    return journalStore({ path, file, opened, lock, logger, secret, observer: options.observer }, size, table, mark);
-  } catch (error) {
-    await file?.close();
-    await lock.release().catch(() => {}); // the error that stopped the open is the one to report
-    throw error;
-  }
-}
-
-function createFolder(path: string): void {
-  try {
-    makeFolder(dirname(path));
-  } catch (error) {
-    throw new Error(`Cannot open ${path}: its folder ${dirname(path)} cannot be created (${describeError(error)})`);
-  }
-}
-
-/**
- * Opens the data file for reading and appending; a missing one is created with its header,
- * atomically. Appending (`O_APPEND`) means no write of this server lands over bytes another wrote.
- */
-async function openJournal(path: string): Promise<FileHandle> {
-  try {
-    await stat(path);
-  } catch (error) {
-    if (errorCode(error) !== "ENOENT") throw error;
-    const temp = `${path}.new`;
-    await writeDurably(temp, encoder.encode(`${JOURNAL_HEADER}\n`));
-    await rename(temp, path);
-    await syncFolder(dirname(path));
-  }
-  return open(path, "a+");
-}
-
-/**
- * Reads the file into the table and repairs its end; resolves with the size new records go after,
- * and how many records hold a MAC.
- */
-async function loadJournal(
-  file: FileHandle,
-  path: string,
-  onPet: (pet: Pet, key: JournalKey | undefined) => void,
-  mac: ClientMac,
-  logger: Pick<Console, "warn">,
-): Promise<{ size: number; macRecords: number }> {
-  const found: { contents?: JournalContents } = {};
-  const macOf = cached(mac);
-  for await (const pets of readJournal(file, path, "load", found)) {
-    // `clientMac` since the MAC, `client` (the bare digest) before it.
-    for (const { pet, key } of pets) onPet(pet, key === undefined ? undefined : { client: key.clientMac ?? macOf(key.client!), key: key.key, at: key.at });
-  }
-  const contents = found.contents!;
-  let size = contents.size;
-  if (size === 0) {
-    size = await append(file, `${JOURNAL_HEADER}\n`);
-  } else if (contents.newlineMissing) {
-    size += await append(file, "\n");
-  } else if (contents.tornTail !== undefined) {
-    const saved = `${path}.torn-${Date.now()}`;
-    await writeDurably(saved, contents.tornTail.bytes);
-    await file.truncate(size);
-    logger.warn(
-      `${path}: dropped a torn record at line ${contents.tornTail.line} (${contents.tornTail.bytes.length} bytes, ` +
-        `saved to ${saved}); the previous run stopped in the middle of writing it, before acknowledging it`,
-    );
-  }
-  await file.sync();
-  return { size, macRecords: contents.macRecords };
-}
-
-/** `mac`, remembering its answers: a file's older records name few clients, each many times. */
-function cached(mac: ClientMac): ClientMac {
-  const known = new Map<string, string>();
-  return (client) => {
-    let value = known.get(client);
-    if (value === undefined) known.set(client, value = mac(client));
-    return value;
-  };
+  const table = createPetTable(options.maxIdempotencyKeys);
+  const now = Date.now();
+  const { file, opened, lock, secret, mark, size } = await openLocked(path, "open", logger, (pet, key) => {
+    table.add(pet, key !== undefined && now - key.at < IDEMPOTENCY_KEY_TTL_MS ? key : undefined);
+  });
+  const elapsed = Math.round(performance.now() - started);
+  logger.info(`opened ${path}: ${table.size} pets loaded in ${elapsed} ms`);
+  options.observer?.keysHeld(table.keysHeld);
+  return journalStore({ path, file, opened, lock, logger, secret, observer: options.observer }, size, table, mark);
 }
 
 /** The open data file and what guards it. */
@@ -352,38 +261,14 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
     let done!: () => void;
     flushing = new Promise((resolve) => (done = resolve));
     try {
-      refuseUnlessEmpty(table.size, options.append === true);
-      let previous = options.append === true ? table.lastId : 0;
-      const check = (moved: MovedPet, position: number) => {
-        refuseUnlessAbove(moved.pet.id, previous, position);
-        previous = moved.pet.id;
-      };
-      let macKeys = 0;
-      const keyOf = ({ key }: MovedPet): JournalKey | undefined => {
-        if (key?.clientMac !== undefined) macKeys++;
-        return key === undefined ? undefined : { client: key.clientMac ?? mac(key.client!), key: key.key, at: key.at };
-      };
-      const imported = await writeImport(path, file, committedSize, pets, check, keyOf);
-      // A MAC made under another secret never matches here (nor after a reopen): such keys stayed behind.
-      const secrets = options.clientMacSecrets?.() ?? [];
-      const sameSecret = secrets.length === 1 && secrets[0] === secret.text;
-      const last = imported.records[imported.records.length - 1]?.pet.id ?? 0;
-      try {
-        if (last > reserved) await writeLastId(path, (reserved = last));
-        const loss = await lossOf(path, opened, lock).catch(() => undefined);
-        if (loss !== undefined) throw new StoreUnavailableError(describeLoss(path, loss));
-        await commitImport(path);
-      } catch (error) {
-        await dropImport(path);
-        throw error;
-      }
+      const steps = importSteps(options, { count: table.size, lastId: table.lastId }, secret);
+      const records: { pet: Pet; key: JournalKey | undefined }[] = [];
+      const imported = await writeImport(path, file, committedSize, pets, steps, (pet, key) => records.push({ pet, key }));
+      reserved = await commitImport(path, { opened, lock }, imported.lastId, reserved);
       await reopen(imported.size);
-      for (const { pet, key } of imported.records) {
-        table.add(pet, key);
-      }
-      acknowledged = Math.max(acknowledged, last);
-      const tally = { count: imported.records.length, lastId: last, withKey: imported.records.filter((record) => record.key !== undefined).length };
-      return importSummary(tally, tally.withKey - (sameSecret ? 0 : macKeys));
+      for (const { pet, key } of records) table.add(pet, key);
+      acknowledged = Math.max(acknowledged, imported.lastId);
+      return steps.summary(imported);
     } finally {
       flushing = undefined;
       done();
@@ -439,19 +324,3 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
   };
 }
 
-/** Appends all of `text` to the file, resolving with the byte count; short writes continue. */
-async function append(file: FileHandle, text: string): Promise<number> {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) {
-    // No position: the file is open for appending, and the kernel puts each write at its end.
-    const { bytesWritten } = await file.write(bytes, offset, bytes.length - offset, null);
-    if (bytesWritten === 0) throw new Error("the disk accepted no more bytes");
-    offset += bytesWritten;
-  }
-  return bytes.length;
-}
-
-function describeError(error: unknown): string {
-  return errorCode(error) ?? (error instanceof Error ? error.message : String(error));
-}

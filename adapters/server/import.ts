@@ -15,13 +15,16 @@
  */
 import { createReadStream } from "node:fs";
 import process from "node:process";
-import type { ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
+import type { ImportSummary, MovedPet } from "../../src/mod.ts";
 import type { Config } from "./config.ts";
 import type { ExportEnd } from "./_pet-lines.ts";
 import type { OpenStore } from "./_move-common.ts";
-import { checkPets, exportPets, ImportRefusedError, importPets, MAX_EXACT_INTEGER, readPetLine } from "../../src/mod.ts";
+import { checkPets, ImportRefusedError, MAX_EXACT_INTEGER, readPetLine } from "../../src/mod.ts";
 import { createTally, EXPORT_HEADER, InputError, linesOf, readEndLine } from "./_pet-lines.ts";
+import type { ImportTarget, OpenContext } from "./stores.ts";
 import { onStopSignals, refuse, storeName } from "./_move-common.ts";
+import { escapeControls } from "./notices.ts";
+import { openImportTarget } from "./stores.ts";
 
 /** How long a signalled import may take to roll back before the process exits anyway. */
 const STOP_GRACE_MS = 5000;
@@ -33,21 +36,22 @@ const FEW_IDS_LEFT = 1_000_000;
 const READ_BACK_TURN = 10_000;
 
 /** Imports an export into the store the settings name (or with `--check`, into none); resolves with the exit code. */
-export async function runImport(config: Config, own: Readonly<Record<string, string>>, open: OpenStore): Promise<number> {
+export async function runImport(config: Config, own: Readonly<Record<string, string>>, context: OpenContext, open: OpenStore): Promise<number> {
   const input = own["--in"] === undefined ? process.stdin : createReadStream(own["--in"]);
   if (own["--check"] !== undefined) return await runCheck(input, own["--in"] ?? "the export on stdin");
   const signals = stopOnSignals(input);
   const read: { end?: ExportEnd; first?: number } = {};
-  let store: PetStore | undefined;
+  let store: ImportTarget | undefined;
   try {
-    store = await open(config);
-    const summary = await importPets(store, readExport(input, read), {
+    store = await openTarget(config, context, open);
+    if (store === undefined) return 1;
+    const summary = await store.importPets(readExport(input, read), {
       append: own["--append"] !== undefined,
       clientMacSecrets: () => read.end?.clientMacSecrets ?? [],
     });
     signals.committed();
     reportStored(storeName(config), summary, read.end!);
-    const back = await readBack(store, read.first ?? 0, summary.lastId, () => signals.signal !== undefined);
+    const back = await readBack(store.exportPets(), read.first ?? 0, summary.lastId, () => signals.signal !== undefined);
     return reportReadBack(storeName(config), summary, read.end!, back, signals.signal);
   } catch (error) {
     if (error instanceof ImportRefusedError) {
@@ -59,6 +63,16 @@ export async function runImport(config: Config, own: Readonly<Record<string, str
   } finally {
     await store?.close();
     signals.remove();
+  }
+}
+
+/** What the import writes into; `undefined` once it could not be opened, said as the server says it (a store's `open` exits so itself). */
+async function openTarget(config: Config, context: OpenContext, open: OpenStore): Promise<ImportTarget | undefined> {
+  try {
+    return await openImportTarget(config, context, open);
+  } catch (error) {
+    process.stderr.write(`animal-store: ${escapeControls(error instanceof Error ? error.message : String(error))}\n`);
+    return undefined;
   }
 }
 
@@ -124,10 +138,10 @@ function roomLine(lastId: number): string {
  * The count and checksum of the target's pets from `first` to `last`, read back through its export;
  * `undefined` once `stopped` (a signal) says so.
  */
-async function readBack(store: PetStore, first: number, last: number, stopped: () => boolean): Promise<ExportEnd | undefined> {
+async function readBack(pets: AsyncIterable<MovedPet>, first: number, last: number, stopped: () => boolean): Promise<ExportEnd | undefined> {
   const tally = createTally();
   let read = 0;
-  for await (const moved of exportPets(store)) {
+  for await (const moved of pets) {
     // An export from memory never waits for I/O, so without a turn of the event loop no signal is heard.
     if (++read % READ_BACK_TURN === 0) await new Promise((resolve) => setTimeout(resolve, 0));
     if (stopped()) return undefined;

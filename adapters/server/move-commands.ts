@@ -55,7 +55,7 @@ export async function runMove(args: readonly string[], env: Readonly<Record<stri
   for (const flag of config.value.secretFlags ?? []) NOTICES_TO_STDERR.warn(secretFlagWarning(flag));
   if (command === "migrate") return await runMigrate(config.value, split.own, context);
   if (command === "backup") return await runBackup(config.value, split.own, context);
-  return command === "export" ? await runExport(config.value, split.own, context) : await runImport(config.value, split.own, open);
+  return command === "export" ? await runExport(config.value, split.own, context) : await runImport(config.value, split.own, context, open);
 }
 
 /** The command's own flags (`--out FILE`, `--out=FILE`, `--append`), and the server's. */

@@ -2,22 +2,22 @@
  * @module
  * The stores the standalone server can keep pets in, one row each, chosen by `STORE`: how the server
  * opens it, how a line names it, where the generated API key is kept beside it, what cannot work on
- * this machine, what `animal-store export` reads, how `animal-store migrate` brings its tables or
+ * this machine, what `animal-store export` reads and `import` writes, how `animal-store migrate` brings its tables or
  * file to the version this code reads, and where its instances share a rate limit's counts. A store
  * added here is selected by the setting with nothing else in the server to change
  * (`docs/extending.md`, "A store selected by a setting").
  */
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { MovedPet, PetStore } from "../../src/mod.ts";
+import type { ImportOptions, ImportSummary, MovedPet, PetStore } from "../../src/mod.ts";
 import type { RateCounters } from "../../src/plugs/rate-limit/mod.ts";
 import type { Config } from "./config.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Notices } from "./notices.ts";
 import type { RuntimeOptions } from "./start.ts";
 import type { TraceExport } from "./_otlp-export.ts";
-import { createMemoryStore, exportPets } from "../../src/mod.ts";
-import { DATA_FILE_VERSION, dataFileVersion, openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
+import { createMemoryStore, exportPets, importPets } from "../../src/mod.ts";
+import { DATA_FILE_VERSION, dataFileVersion, openJsonFileImport, openJsonFileSnapshot, openJsonFileStore } from "../json-file-store/mod.ts";
 import type { SchemaMigration } from "../postgres-store/mod.ts";
 import { migrateSchema, openPostgresRateCounters, openPostgresStore, readSchemaState, SCHEMA_VERSION } from "../postgres-store/mod.ts";
 import { storeFileProblem } from "./listen-checks.ts";
@@ -36,6 +36,13 @@ export interface OpenContext {
 export interface ExportSource {
   exportPets(): AsyncIterable<MovedPet>;
   clientMacSecrets?(): Promise<readonly string[]>;
+  close(): Promise<void>;
+}
+
+/** What `animal-store import` writes into (each pet checked as `importPets` checks it) and reads back from. */
+export interface ImportTarget {
+  importPets(pets: AsyncIterable<MovedPet>, options: ImportOptions): Promise<ImportSummary>;
+  exportPets(): AsyncIterable<MovedPet>;
   close(): Promise<void>;
 }
 
@@ -79,6 +86,8 @@ export interface ServerStore {
   open(config: Config, context: OpenContext): Promise<PetStore>;
   /** What an export reads, when it is not the store opened as the server does (which a running server may hold). */
   openExport?(config: Config, context: OpenContext): Promise<ExportSource>;
+  /** What an import writes into, when it is not the store opened as the server does (which loads every pet). */
+  openImport?(config: Config, context: OpenContext): Promise<ImportTarget>;
   /** Brings the store's tables or file to the version this code reads (`animal-store migrate`); absent: the store keeps nothing to migrate. */
   migrate?(config: Config, context: OpenContext, request: MigrateRequest): Promise<StoreMigration>;
   /** Where the instances on this store share a rate limit's counts (`RATE_LIMIT`); absent: each instance counts alone, as the only one on its store. */
@@ -98,15 +107,16 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
     keyFolder: (config) => dirname(config.dataFile),
     problem: (config) => storeFileProblem(config.dataFile, "DATA_FILE"),
     open: async (config, { notices, metrics }) => {
-      // A server told not to make its store does not start on an empty one made at a path it was never meant to use.
-      if (!config.migrate && !existsSync(config.dataFile)) {
-        throw new Error(`${config.dataFile} does not exist, and with MIGRATE=off the server makes no data file: make it with animal-store migrate, ` +
-          `or correct DATA_FILE (a relative path is read from the working directory, ${resolve(".")})`);
-      }
+      refuseMissingFile(config);
       return await openJsonFileStore(config.dataFile, { logger: notices, ...(metrics === undefined ? {} : { observer: metrics.fileStore }) });
     },
     // Read without the lock, up to the last whole line, while a server may be writing it.
     openExport: (config) => openJsonFileSnapshot(config.dataFile),
+    // Written as it is read, without loading the pets: memory stays flat at any count.
+    openImport: async (config, { notices }) => {
+      refuseMissingFile(config);
+      return await openJsonFileImport(config.dataFile, { logger: notices });
+    },
     migrate: migrateDataFile,
   },
   memory: {
@@ -133,6 +143,14 @@ export const SERVER_STORES: Readonly<Record<StoreName, ServerStore>> = {
   },
 };
 
+/** With `MIGRATE=off`, refuses a data file that does not exist: nothing then makes an empty one at a path it was never meant to use. */
+function refuseMissingFile(config: Config): void {
+  if (!config.migrate && !existsSync(config.dataFile)) {
+    throw new Error(`${config.dataFile} does not exist, and with MIGRATE=off the server makes no data file: make it with animal-store migrate, ` +
+      `or correct DATA_FILE (a relative path is read from the working directory, ${resolve(".")})`);
+  }
+}
+
 /** Whether `name` is a store `STORE` can take. */
 export function isStoreName(name: string): name is StoreName {
   return (STORE_NAMES as readonly string[]).includes(name);
@@ -158,6 +176,17 @@ export async function openExportSource(config: Config, context: OpenContext): Pr
 /** A store read through its export. */
 function sourceOf(store: PetStore): ExportSource {
   return { exportPets: () => exportPets(store), clientMacSecrets: async () => (await store.clientMacSecrets?.()) ?? [], close: () => store.close() };
+}
+
+/** What an import writes into: the store's own target, or else the store opened as the server does. */
+export async function openImportTarget(config: Config, context: OpenContext, open: (config: Config) => Promise<PetStore>): Promise<ImportTarget> {
+  const own = serverStore(config).openImport;
+  if (own !== undefined) {
+    const target = await own(config, context);
+    return { ...target, importPets: (pets, options) => importPets(target, pets, options) };
+  }
+  const store = await open(config);
+  return { importPets: (pets, options) => importPets(store, pets, options), exportPets: () => exportPets(store), close: () => store.close() };
 }
 
 /**

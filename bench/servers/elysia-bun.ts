@@ -6,6 +6,7 @@
  */
 import { logger } from "@bogeychan/elysia-logger";
 import { Elysia, t, ValidationError } from "elysia";
+import { TRACED } from "./peer-tracing.ts";
 import type { ErrorObject } from "./peer-api.ts";
 import { createPetMap, deprecationHeaders, nextLink, originOf, refusedKey, STATUSES } from "./peer-api.ts";
 
@@ -24,8 +25,11 @@ function refuseAs(code: string, action: string) {
 
 // PEER_LOG=on adds the request log an Elysia user adds (Elysia has none of its own):
 // @bogeychan/elysia-logger, pino's JSON lines on stdout, one a request. Before the routes, so it sees them.
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, @elysiajs/opentelemetry traces every request with the SDK
+// registered by peer-tracing.ts, as its guide's "preload" setup does.
 const base = new Elysia({ prefix: "/v1" });
-const app = (process.env.PEER_LOG === "on" ? base.use(logger()) : base) as typeof base;
+const logged = (process.env.PEER_LOG === "on" ? base.use(logger()) : base) as typeof base;
+const app = (TRACED ? logged.use((await import("@elysiajs/opentelemetry")).opentelemetry({ serviceName: "elysia" })) : logged) as typeof base;
 
 app
   .onError(({ code, set }): ErrorObject | undefined => {

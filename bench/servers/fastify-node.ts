@@ -9,6 +9,7 @@ import Fastify from "fastify";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import type { ErrorObject, Status } from "./peer-api.ts";
 import { createPetMap, deprecationHeaders, nextLink, refusedKey, STATUSES } from "./peer-api.ts";
+import { TRACED } from "./peer-tracing.ts";
 
 const pets = createPetMap(Number(process.env.PETS ?? 1000));
 
@@ -44,6 +45,9 @@ const origin = (request: FastifyRequest) => `${request.protocol}://${request.hos
 // PEER_LOG=on turns on Fastify's own log (pino, JSON lines on stdout) the way its users do, to
 // compare like with like against the project's default, which logs.
 const app = Fastify({ ajv: { customOptions: { removeAdditional: false } }, logger: process.env.PEER_LOG === "on" });
+// With OTEL_EXPORTER_OTLP_ENDPOINT set, @fastify/otel's plugin traces every request (and its hooks and
+// handler) with the SDK registered by peer-tracing.ts, as its guide registers it.
+if (TRACED) await app.register(new (await import("@fastify/otel")).FastifyOtelInstrumentation({ servername: "fastify" }).plugin());
 
 app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
   const refused = refusedKey(request.headers.authorization);

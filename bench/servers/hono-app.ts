@@ -8,17 +8,19 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import type { Status } from "./peer-api.ts";
 import { createPetMap, deprecationHeaders, nextLink, refusedKey, STATUSES } from "./peer-api.ts";
+import { TRACED } from "./peer-tracing.ts";
 
 function error(c: Context, status: 400 | 401 | 404 | 415, code: string, message: string, headers: Record<string, string> = {}) {
   for (const [name, value] of Object.entries(headers)) c.header(name, value);
   return c.json({ code, message, status }, status);
 }
 
-/** A Hono app holding `count` seeded pets. */
-export function createHonoApp(count: number): Hono {
+/** A Hono app holding `count` seeded pets; traced, with @hono/otel's middleware first (the SDK registered by peer-tracing.ts). */
+export async function createHonoApp(count: number): Promise<Hono> {
   const pets = createPetMap(count);
 
   const app = new Hono();
+  if (TRACED) app.use((await import("@hono/otel")).httpInstrumentationMiddleware({ serviceName: "hono" }));
   app.use("/v1/*", async (c, next) => {
     const refused = refusedKey(c.req.header("authorization"));
     if (refused !== undefined) return error(c, 401, refused.body.code, refused.body.message, refused.headers);

@@ -4,7 +4,7 @@
  */
 import { createHonoApp } from "./hono-app.ts";
 
-const app = createHonoApp(Number(Deno.env.get("PETS") ?? 1000));
+const app = await createHonoApp(Number(Deno.env.get("PETS") ?? 1000));
 Deno.serve({
   port: 0,
   hostname: "127.0.0.1",

@@ -5,7 +5,7 @@
 import { serve } from "@hono/node-server";
 import { createHonoApp } from "./hono-app.ts";
 
-const app = createHonoApp(Number(process.env.PETS ?? 1000));
+const app = await createHonoApp(Number(process.env.PETS ?? 1000));
 serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, ({ port }) => {
   console.log(`listening on http://127.0.0.1:${port}/v1`);
 });

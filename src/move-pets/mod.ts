@@ -44,7 +44,7 @@ export async function* exportPets(store: PetStore): AsyncIterable<MovedPet> {
  * an id not above the previous one, a key that is not an `Idempotency-Key`, and whatever the store
  * refuses (a store that holds pets, unless `append`). Keys older than 24 hours are left behind.
  */
-export async function importPets(store: PetStore, pets: AsyncIterable<MovedPet> | Iterable<MovedPet>, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importPets(store: Pick<PetStore, "importPets">, pets: AsyncIterable<MovedPet> | Iterable<MovedPet>, options: ImportOptions = {}): Promise<ImportSummary> {
   if (store.importPets === undefined) throw new ImportRefusedError("this store cannot keep the ids of imported pets (it has no importPets)");
   let expired = 0;
   const summary = await store.importPets(checked(pets, Date.now(), () => expired++), options);
