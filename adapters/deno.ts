@@ -99,9 +99,9 @@ export const serveDeno: Serve = (app, options) =>
  * within the deadline and handed on with the request (`_deno-request.ts`); a chunked or larger body goes
  * through a stream that fails at the deadline, so the app can still refuse an oversized one from its
  * `Content-Length` without reading it. Whether there is a body is told from the headers: reading
- * `request.body` makes Deno hand the body through a JavaScript stream. Measured under wrk
- * (`BENCH_RUNTIMES=deno BENCH_SCENARIOS=create`, 2–3 interleaved rounds): every body through a stream
- * 26,397 creates/s; as now 38,366; with no body deadline at all 58,861.
+ * `request.body` makes Deno hand the body through a JavaScript stream (every body through a stream
+ * took creates from 38,366 to 26,397 a second under wrk). With the request handed on as it is now, the
+ * deadline itself costs nothing measurable: without it, 1.01 of the creates side by side (bench/RESULTS.md).
  */
 function withBodyDeadline(handler: Handler, deadlines: BodyDeadlines): Handler {
   return async (request, connection) => {
