@@ -4,9 +4,9 @@
  * the adapter (within the body timeout), as the app is handed it.
  *
  * A speed device: a `Request` made afresh around the bytes (`new Request(sent.url, { method, headers,
- * body })`, as before) built Deno's `Headers` copy, URL and body, and took creates on `Deno.serve`
- * from 4,573 to 2,381 requests/s side by side (bench/RESULTS.md, "Issue 53, second round"). This
- * look-alike is the sent request for every member but the body's, and hands the core's
+ * body })`, as before) built a copy of Deno's `Headers`, a URL and a body: side by side, `Deno.serve`
+ * made 0.58 of the creates it makes with this look-alike (bench/RESULTS.md, "Issue 53, second
+ * round"). The look-alike is the sent request for every member but the body's, and hands the core's
  * `arrayBuffer()` the bytes as they are; any other read of the body (a wrap's) goes through a real
  * `Response` of the bytes made when first asked for, so the body is read once whichever way, and
  * `clone()` gives a real `Request`.

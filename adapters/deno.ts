@@ -173,9 +173,9 @@ function createBodyDeadlines(ms: number): BodyDeadlines {
 }
 
 /**
- * A request Deno was sent, with a body stream of the adapter's (a chunked or large body); its signal is the one Deno made for the request,
- * made only when asked for: given to the constructor, Deno made it for every create, which then took
- * 112 µs of CPU rather than 82 (bench/RESULTS.md).
+ * A request Deno was sent, with a body stream of the adapter's (a chunked or large body); its signal is
+ * the one Deno made for the request, made only when asked for: given to the constructor, Deno made it
+ * for every create, which then took 112 µs of CPU rather than 82 (bench/RESULTS.md).
  */
 class RequestWithBody extends Request {
   readonly #sent: Request;
