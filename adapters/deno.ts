@@ -6,6 +6,7 @@ import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { errorResponse, internalErrorResponse } from "../src/errors.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/mod.ts";
+import { wholeBodyRequest } from "./_deno-request.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS } from "./_timeouts.ts";
 
@@ -95,12 +96,12 @@ export const serveDeno: Serve = (app, options) =>
  * not is answered 408, closing the connection, and nothing is stored, since the app never saw it whole.
  *
  * A body declared no larger than the default limit is read whole by Deno's own `arrayBuffer()`
- * within the deadline and handed on as bytes (see `withBytes`); a chunked or larger body goes
+ * within the deadline and handed on with the request (`_deno-request.ts`); a chunked or larger body goes
  * through a stream that fails at the deadline, so the app can still refuse an oversized one from its
  * `Content-Length` without reading it. Whether there is a body is told from the headers: reading
- * `request.body` makes Deno hand the body through a JavaScript stream. Measured under wrk
- * (`BENCH_RUNTIMES=deno BENCH_SCENARIOS=create`, 2–3 interleaved rounds): every body through a stream
- * 26,397 creates/s; as now 38,366; with no body deadline at all 58,861.
+ * `request.body` makes Deno hand the body through a JavaScript stream (every body through a stream
+ * took creates from 38,366 to 26,397 a second under wrk). With the request handed on as it is now, the
+ * deadline itself costs nothing measurable: without it, 1.01 of the creates side by side (bench/RESULTS.md).
  */
 function withBodyDeadline(handler: Handler, deadlines: BodyDeadlines): Handler {
   return async (request, connection) => {
@@ -125,7 +126,7 @@ async function withWholeBody(handler: Handler, request: Request, deadlines: Body
     return errorResponse("invalid_body", `Cannot ${request.method} ${new URL(request.url).pathname}: the body could not be read to its end`);
   }
   if (bytes === "timed out") return timedOut(request, deadlines.ms);
-  return await handler(withBytes(request, bytes));
+  return await handler(wholeBodyRequest(request, bytes));
 }
 
 /** Body reads, each answered "timed out" once it is overdue. */
@@ -172,22 +173,14 @@ function createBodyDeadlines(ms: number): BodyDeadlines {
 }
 
 /**
- * The request as the app reads it once its body has arrived whole: its method, URL and headers, and
- * those bytes, which Deno keeps as they are (the app's `arrayBuffer()` makes no stream).
- */
-function withBytes(request: Request, bytes: ArrayBuffer): Request {
-  return new RequestWithBody(request, bytes);
-}
-
-/**
- * A request Deno was sent, with a body of the adapter's; its signal is the one Deno made for the request,
- * made only when asked for: given to the constructor, Deno made it for every create, which then took
- * 112 µs of CPU rather than 82 (bench/RESULTS.md).
+ * A request Deno was sent, with a body stream of the adapter's (a chunked or large body); its signal is
+ * the one Deno made for the request, made only when asked for: given to the constructor, Deno made it
+ * for every create, which then took 112 µs of CPU rather than 82 (bench/RESULTS.md).
  */
 class RequestWithBody extends Request {
   readonly #sent: Request;
 
-  constructor(sent: Request, body: ArrayBuffer | ReadableStream<Uint8Array>) {
+  constructor(sent: Request, body: ReadableStream<Uint8Array>) {
     super(sent.url, { method: sent.method, headers: sent.headers, body, duplex: "half" } satisfies RequestInit & { duplex: "half" });
     this.#sent = sent;
   }
