@@ -186,7 +186,8 @@ function serverApp(
     store,
     apiKeys: keys,
     trustProxy,
-    plugs: serverPlugs(config, stopping, metrics, limits),
+    // The log's plug gives every answer its `X-Request-Id`, the plugs' own answers too.
+    plugs: [...serverPlugs(config, stopping, metrics, limits), ...(log === undefined ? [] : [log.plug])],
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
