@@ -14,7 +14,7 @@ function loggedApp(format: LogFormat = "json", store: PetStore = createMemorySto
   const lines: string[] = [];
   const errors: string[] = [];
   const log = createAccessLog({ format, write: (line) => lines.push(line), writeError: (line) => errors.push(line) });
-  const app = log.wrap(testApp({ store, onError: log.reportError, plugs: [log.plug] }));
+  const app = log.wrap(testApp({ store, onError: log.reportError }));
   const written = () => (log.flush(), lines);
   return { app, lines: written, errors, records: () => written().map((line) => JSON.parse(line) as RequestRecord) };
 }
@@ -56,7 +56,7 @@ describe("access log", () => {
     const lines: string[] = [];
     const log = createAccessLog({ format: "json", write: (line) => lines.push(line), writeError: () => {} });
     const store = { ...createMemoryStore(), list: () => Promise.reject(new Error("disk on fire")), get: () => Promise.reject(new StoreUnavailableError("the database is gone")) };
-    const plugs = [health({ stopping: () => true }), rateLimit({ requests: 1, seconds: 3600, burst: 8 }), log.plug];
+    const plugs = [health({ stopping: () => true }), rateLimit({ requests: 1, seconds: 3600, burst: 8 })];
     const app = log.wrap(testApp({ store, plugs, maxBodyBytes: 16, onError: () => {} }));
     const answers = [
       await call(app, "/v1/pets"),

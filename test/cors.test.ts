@@ -272,7 +272,7 @@ describe("CORS_ORIGINS and --cors-origins", () => {
 describe("the exposed headers follow the document", () => {
   test("every header the service sends on any answer is exposed to a page, or safelisted", async () => {
     const log = createAccessLog({ format: "text", write: () => {} });
-    const inner = testApp({ plugs: [rateLimit({ requests: 1, seconds: 3600, burst: 12 }), cors([PAGE]), log.plug] });
+    const inner = testApp({ plugs: [rateLimit({ requests: 1, seconds: 3600, burst: 12 }), cors([PAGE])] });
     const app = log.wrap(inner);
     const page = { origin: PAGE };
     const create = (headers: Record<string, string> = {}) => call(app, "/v1/pets", { method: "POST", headers: { ...AUTH, ...page, "content-type": "application/json", ...headers }, body: '{"name":"Rex","categoryId":1}' });

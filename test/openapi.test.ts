@@ -451,8 +451,7 @@ describe("the OpenAPI document on retries and caching", () => {
     await createPets(app, [{ name: "a", categoryId: 1 }, { name: "b", categoryId: 2 }]);
     expect((await get(app, "/v1/pets/1")).headers.get("etag")).toMatch(header("ETag"));
     expect((await get(app, "/v1/pets?limit=1")).headers.get("etag")).toMatch(header("ETag"));
-    const log = createAccessLog({ format: "json", write: () => {} });
-    const logged = log.wrap(testApp({ plugs: [log.plug] }));
+    const logged = createAccessLog({ format: "json", write: () => {} }).wrap(app);
     expect((await get(logged, "/v1/pets")).headers.get("x-request-id")).toMatch(header("RequestId"));
   });
 

@@ -186,8 +186,7 @@ function serverApp(
     store,
     apiKeys: keys,
     trustProxy,
-    // The log's plug gives every answer its `X-Request-Id`, the plugs' own answers too.
-    plugs: [...serverPlugs(config, stopping, metrics, limits), ...(log === undefined ? [] : [log.plug])],
+    plugs: serverPlugs(config, stopping, metrics, limits),
     ...(publicUrl === "" ? {} : { publicUrl }),
     ...(log === undefined ? {} : { onError: log.reportError }),
   });
