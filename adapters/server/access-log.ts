@@ -12,7 +12,9 @@
  * Observing costs nothing it need not: the length is the one the answer declares (the core's JSON
  * answers all declare it), so no body is read; ids come from a counter; and what is learnt of each
  * answer is kept, and the lines made and written together, 64 at a time or every 10 ms (see
- * `_batch.ts`), the time formatted once a second.
+ * `_batch.ts`), as one string, the time formatted once a second and the numbers written from tables
+ * (`_log-numbers.ts`). `X-Request-Id` is set on the answer here: given through a plug, in the record the
+ * core makes each answer from, it made every answer slower (`bench/RESULTS.md`, "Issue 53, second round").
  */
 import type { App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
