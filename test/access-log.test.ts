@@ -4,7 +4,9 @@ import type { LogFormat, RequestRecord } from "../adapters/server/access-log.ts"
 import { createAccessLog, requestLineJson, visible } from "../adapters/server/access-log.ts";
 import { createBatch } from "../adapters/server/_batch.ts";
 import { rawTarget } from "../src/_internal/_request-target.ts";
-import { createKeyRing, createMemoryStore } from "../src/mod.ts";
+import { createKeyRing, createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
+import { health } from "../src/plugs/health/mod.ts";
+import { rateLimit } from "../src/plugs/rate-limit/mod.ts";
 import { AUTH, call, get, KEY, post, testApp } from "./helpers.ts";
 
 /** An app over a fresh memory store wrapped in a log that records its lines; reading them flushes the log. */
@@ -48,6 +50,31 @@ describe("access log", () => {
     const ids = await Promise.all([get(app, "/v1/pets"), call(app, "/nowhere"), get(app, "/v1/pets")].map(async (response) => (await response).headers.get("x-request-id")));
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(new Set(ids).size).toBe(3);
+  });
+
+  test("the answers made before routing or by a plug carry it too: 401, 404, 405, 413, 429, /health's 503 while stopping, a store's 500 and 503", async () => {
+    const lines: string[] = [];
+    const log = createAccessLog({ format: "json", write: (line) => lines.push(line), writeError: () => {} });
+    const store = { ...createMemoryStore(), list: () => Promise.reject(new Error("disk on fire")), get: () => Promise.reject(new StoreUnavailableError("the database is gone")) };
+    const plugs = [health({ stopping: () => true }), rateLimit({ requests: 1, seconds: 3600, burst: 8 })];
+    const app = log.wrap(testApp({ store, plugs, maxBodyBytes: 16, onError: () => {} }));
+    const answers = [
+      await call(app, "/v1/pets"),
+      await call(app, "/v1/nowhere", { headers: AUTH }),
+      await call(app, "/v1/pets", { method: "DELETE", headers: AUTH }),
+      await post(app, { name: "a name longer than sixteen bytes", categoryId: 1 }),
+      await call(app, "/health/ready"),
+      await get(app, "/v1/pets"),
+      await get(app, "/v1/pets/1"),
+      ...(await Promise.all(Array.from({ length: 4 }, () => get(app, "/v1/pets/1")))),
+    ];
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.slice(0, 7)).toEqual([401, 404, 405, 413, 503, 500, 503]);
+    expect(statuses.at(-1)).toBe(429);
+    const ids = answers.map((answer) => answer.headers.get("x-request-id"));
+    log.flush();
+    expect(new Set(ids).size).toBe(answers.length);
+    expect(new Set(ids)).toEqual(new Set(lines.map((line) => (JSON.parse(line) as RequestRecord).requestId)));
   });
 
   test("a client's X-Request-Id is kept when it is a short token, and replaced otherwise", async () => {

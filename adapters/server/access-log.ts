@@ -12,7 +12,9 @@
  * Observing costs nothing it need not: the length is the one the answer declares (the core's JSON
  * answers all declare it), so no body is read; ids come from a counter; and what is learnt of each
  * answer is kept, and the lines made and written together, 64 at a time or every 10 ms (see
- * `_batch.ts`), the time formatted once a second.
+ * `_batch.ts`), as one string, the time formatted once a second and the numbers written from tables
+ * (`_log-numbers.ts`). `X-Request-Id` is set on the answer here: given through a plug, in the record the
+ * core makes each answer from, it made every answer slower (`bench/RESULTS.md`, "Issue 53, second round").
  */
 import type { App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
@@ -21,6 +23,7 @@ import { setHeaders } from "../../src/mod.ts";
 import { rawTarget } from "../../src/_server-entry.ts";
 import { readTraceContext } from "../../src/tracing/mod.ts";
 import { createBatch } from "./_batch.ts";
+import { createHexCounter, millisecondsText } from "./_log-numbers.ts";
 import { createOutput } from "./output.ts";
 
 /** How log lines are written: JSON Lines, or plain text for people. */
@@ -92,10 +95,15 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   const { write } = options;
   // Made only when a default is used: each one listens for errors on the process's streams.
   const output = write === undefined || options.writeError === undefined ? options.output ?? createOutput() : undefined;
+  // To stdout the batch's lines are one string, built as they are made.
   const writeLines = write === undefined
-    ? (lines: string[]) => output?.out(`${lines.join("\n")}\n`)
-    : (lines: string[]) => {
-      for (const line of lines) write(line);
+    ? (batch: readonly Answered[]) => {
+      let text = "";
+      for (const answered of batch) text += `${lineOf(answered)}\n`;
+      output?.out(text);
+    }
+    : (batch: readonly Answered[]) => {
+      for (const answered of batch) write(lineOf(answered));
     };
   const writeError = options.writeError ?? ((line: string) => output?.err(`${line}\n`));
   const format = options.format === "json" ? requestLineJson : requestLineText;
@@ -107,7 +115,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   const ids = new WeakMap<Request, string>();
   const answers = createBatch<Answered>((batch) => {
     try {
-      writeLines(batch.map(lineOf));
+      writeLines(batch);
     } catch (error) {
       // The log never changes an answer: lines that cannot be written are reported, the answers sent.
       reportError(error);
@@ -163,7 +171,7 @@ export function requestLineJson(record: RequestRecord): string {
   const { trace, keyName } = record;
   const named = keyName === undefined ? "" : `,"keyName":"${keyName}"`;
   const traced = trace === undefined ? "" : `,"traceId":"${trace.traceId}","spanId":"${trace.spanId}"`;
-  return `{"time":"${record.time}","requestId":"${record.requestId}","method":${JSON.stringify(record.method)},"target":${JSON.stringify(record.target)},"status":${record.status},"bytes":${record.bytes},"durationMs":${record.durationMs}${named}${traced}}`;
+  return `{"time":"${record.time}","requestId":"${record.requestId}","method":${JSON.stringify(record.method)},"target":${JSON.stringify(record.target)},"status":${record.status},"bytes":${record.bytes},"durationMs":${millisecondsText(record.durationMs)}${named}${traced}}`;
 }
 
 /** A request line as plain text: time, id, method, target, status, bytes, duration, and `keyName=…` and `trace=… span=…` when there are some. */
@@ -171,7 +179,7 @@ export function requestLineText(record: RequestRecord): string {
   const { trace, keyName } = record;
   const named = keyName === undefined ? "" : ` keyName=${keyName}`;
   const traced = trace === undefined ? "" : ` trace=${trace.traceId} span=${trace.spanId}`;
-  return `${record.time} ${record.requestId} ${visible(record.method)} ${visible(record.target)} ${record.status} ${record.bytes} ${record.durationMs}ms${named}${traced}`;
+  return `${record.time} ${record.requestId} ${visible(record.method)} ${visible(record.target)} ${record.status} ${record.bytes} ${millisecondsText(record.durationMs)}ms${named}${traced}`;
 }
 
 /** The caller's trace and span, from a valid `traceparent`: what joins a line to its trace when none is recorded here. */
@@ -242,12 +250,12 @@ function createClock(): (now: number) => string {
 /**
  * Request ids as UUIDv8 (RFC 9562 §5.8): 74 random bits drawn once per log, then a 48-bit counter,
  * so ids are unique across servers and restarts: `crypto.randomUUID` per request was 0.26–0.45 µs,
- * this 0.08–0.1 µs (Bun 1.4, Node 20, in-process).
+ * this 0.06–0.08 µs with the counter's table (Bun 1.4, Node 20, in-process).
  */
 function createRequestIds(): () => string {
   const random = crypto.randomUUID();
   // Keep the random bits, mark the version 8 (the variant bits stay those of the v4 drawn).
   const prefix = `${random.slice(0, 14)}8${random.slice(15, 24)}`;
-  let count = 0;
-  return () => `${prefix}${(++count).toString(16).padStart(12, "0")}`;
+  const count = createHexCounter();
+  return () => `${prefix}${count()}`;
 }

@@ -40,10 +40,10 @@ export function createOutput(stdout: Stream = process.stdout, stderr: Stream = p
     // The event comes with the failed write's own callback; the callback counts, this keeps the process alive.
     stream.on("error", (error) => lost(error, 0));
     return (text: string) => {
-      const lines = countLines(text);
-      if (gone[name]) return void (dropped += lines);
+      if (gone[name]) return void (dropped += countLines(text));
       stream.write(text, (error) => {
-        if (error) lost(error, lines);
+        // Counted only when lost: every write would otherwise scan its text.
+        if (error) lost(error, countLines(text));
       });
     };
   };
