@@ -13,9 +13,13 @@
  * cut before the span keeps it.
  */
 import type { KeyRing } from "../../src/mod.ts";
-import type { OtelTracer, Tracing } from "../../src/tracing/mod.ts";
+import type { Tracing } from "../../src/tracing/mod.ts";
 import type { TraceSettings } from "./trace-settings.ts";
+import type { RecordedSpan } from "./_span-recorder.ts";
 import { tracing } from "../../src/tracing/mod.ts";
+import { encodeJson, protobufEncoder } from "./_otlp-encode.ts";
+import { sendSpans } from "./_otlp-send.ts";
+import { createSpanRecorder } from "./_span-recorder.ts";
 import { familyHeader, label, sample } from "./_metric-kinds.ts";
 import { VERSION } from "./_version.ts";
 
@@ -49,39 +53,13 @@ export interface TraceExport {
   flush(ms: number): Promise<void>;
 }
 
-/** Starts exporting with the settings; rejects, naming the install line, when the packages are missing. */
-export async function startTraceExport(settings: TraceSettings, keys?: KeyRing): Promise<TraceExport> {
-  const [api, hooks, resources, sdk, exporters] = await Promise.all([
-    import("@opentelemetry/api"),
-    import("@opentelemetry/context-async-hooks"),
-    import("@opentelemetry/resources"),
-    import("@opentelemetry/sdk-trace"),
-    settings.protocol === "http/json" ? import("@opentelemetry/exporter-trace-otlp-http") : import("@opentelemetry/exporter-trace-otlp-proto"),
-  ]).catch((error: unknown) => {
-    throw new Error(`Cannot export traces: the OpenTelemetry packages are not installed (${error instanceof Error ? error.message : String(error)}); run: npm install ${TRACE_PACKAGES.join(" ")}`);
-  });
+/** Starts exporting with the settings: spans recorded by the project's own recorder, encoded and posted here. */
+export function startTraceExport(settings: TraceSettings, keys?: KeyRing): Promise<TraceExport> {
   const lost = { queueFull: 0, exportFailed: 0 };
-  // The SDK counts every span it is done with on this counter, `error.type` saying why one was lost.
-  const meter = api.createNoopMeter();
-  meter.createCounter = (name) => ({
-    add(value, attributes) {
-      if (name !== "otel.sdk.processor.span.processed" || attributes?.["error.type"] === undefined) return;
-      if (attributes["error.type"] === "queue_full") lost.queueFull += value;
-      else lost.exportFailed += value;
-    },
-  });
-  const selfObsMeterProvider = { getMeter: () => meter };
-  // Every request runs in its span's context, so the store's spans find their parent across awaits.
-  api.context.setGlobalContextManager(new hooks.AsyncLocalStorageContextManager().enable());
-  const exporter = new exporters.OTLPTraceExporter({ url: settings.url, timeoutMillis: settings.timeoutMs, headers: { ...settings.headers }, compression: settings.compression as NonNullable<ExporterConfig["compression"]> });
-  const provider = new sdk.TracerProvider({
-    resource: resources.resourceFromAttributes({ ...settings.resourceAttributes, "service.name": settings.serviceName, "service.version": VERSION }),
-    sampler: samplerOf(sdk, settings),
-    spanLimits: { attributeValueLengthLimit: settings.attributeValueLengthLimit },
-    spanProcessors: [new sdk.BatchSpanProcessor({ exporter, maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 1000, selfObsMeterProvider })],
-  });
-  const traces = tracing({ api, tracer: cuttingAttributes(provider.getTracer("animal-store", VERSION), settings.attributeValueLengthLimit), ...(keys === undefined ? {} : { keys }) });
-  return {
+  const queue = spanQueue(settings, lost);
+  const { api, tracer } = createSpanRecorder({ ...settings, ended: queue.add });
+  const traces = tracing({ api, tracer, ...(keys === undefined ? {} : { keys }) });
+  return Promise.resolve({
     tracing: traces,
     lost: () => ({ ...lost }),
     metricsText: () =>
@@ -91,9 +69,74 @@ export async function startTraceExport(settings: TraceSettings, keys?: KeyRing):
     flush: (ms) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const late = new Promise<void>((done) => (timer = setTimeout(done, ms)));
-      return Promise.race([provider.forceFlush().catch(() => undefined), late]).finally(() => clearTimeout(timer));
+      return Promise.race([queue.flush(), late]).finally(() => clearTimeout(timer));
+    },
+  });
+}
+
+// The SDK's batch processor's defaults, kept: at most 2048 spans wait, sent 512 at a time, at least once a second.
+const MAX_QUEUED = 2048;
+const BATCH = 512;
+const DELAY_MS = 1000;
+
+/** The bounded queue of ended spans and its one export at a time. */
+interface SpanQueue {
+  /** Queues an ended span, or counts it lost when the queue is full. */
+  readonly add: (span: RecordedSpan) => void;
+  /** Exports everything queued; resolves when the last export settles. */
+  flush(): Promise<void>;
+}
+
+function spanQueue(settings: TraceSettings, lost: { queueFull: number; exportFailed: number }): SpanQueue {
+  const source = { resource: resourceOf(settings), scope: { name: "animal-store", version: VERSION } };
+  const json = settings.protocol === "http/json";
+  const encode = json ? (spans: readonly RecordedSpan[]) => encodeJson(spans, source) : protobufEncoder(source);
+  const send = { ...settings, contentType: json ? "application/json" : "application/x-protobuf" } as const;
+  let queued: RecordedSpan[] = [];
+  let exporting: Promise<void> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** Sends one batch from the head of the queue, counting its spans lost when the collector does not take them. */
+  function exportBatch(): Promise<void> {
+    clearTimeout(timer);
+    timer = undefined;
+    const batch = queued.length <= BATCH ? queued : queued.slice(0, BATCH);
+    queued = queued.length <= BATCH ? [] : queued.slice(BATCH);
+    exporting = sendSpans(encode(batch), send).then((taken) => {
+      if (!taken) lost.exportFailed += batch.length;
+      exporting = undefined;
+      schedule();
+    });
+    return exporting;
+  }
+
+  /** A full batch goes at once, fewer after the delay; never two exports at a time, as the SDK's processor. */
+  function schedule(): void {
+    if (exporting !== undefined || queued.length === 0) return;
+    if (queued.length >= BATCH) void exportBatch();
+    else if (timer === undefined) {
+      timer = setTimeout(exportBatch, DELAY_MS);
+      // A pending export never keeps the process alive (the stop flushes it).
+      (timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  return {
+    add(span) {
+      if (queued.length >= MAX_QUEUED) lost.queueFull++;
+      else queued.push(span);
+      schedule();
+    },
+    async flush() {
+      while (exporting !== undefined || queued.length > 0) await (exporting ?? exportBatch());
     },
   };
+}
+
+/** The resource the spans come from: the SDK's telemetry attributes (naming this recorder), then the user's, then the service. */
+function resourceOf(settings: TraceSettings): Readonly<Record<string, string>> {
+  const telemetry = { "telemetry.sdk.language": "nodejs", "telemetry.sdk.name": "animal-store", "telemetry.sdk.version": VERSION };
+  return { ...telemetry, ...settings.resourceAttributes, "service.name": settings.serviceName, "service.version": VERSION };
 }
 
 /**
@@ -107,39 +150,4 @@ export async function startRuntimeTraces(keys?: KeyRing): Promise<TraceExport> {
   });
   // The runtime counts and flushes what it exports.
   return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION), ...(keys === undefined ? {} : { keys }) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
-}
-
-/**
- * The tracer with every string attribute a span starts with cut to `limit` characters, as a string of
- * its own. The SDK cuts to the same limit with `substring`, which on every engine keeps the whole value
- * alive behind the cut: a 14 KB `User-Agent` stayed whole in the span queue (bench/RESULTS.md).
- */
-function cuttingAttributes(tracer: OtelTracer, limit: number): OtelTracer {
-  return {
-    startSpan(name, options, context) {
-      const attributes = options?.attributes;
-      let long = false;
-      for (const key in attributes) long ||= typeof attributes[key] === "string" && attributes[key].length > limit;
-      if (!long) return tracer.startSpan(name, options, context);
-      const cut = Object.fromEntries(Object.entries(attributes!).map(([key, value]) => [key, typeof value === "string" && value.length > limit ? copiedPrefix(value, limit) : value]));
-      return tracer.startSpan(name, { ...options, attributes: cut }, context);
-    },
-  };
-}
-
-/** The first `length` characters of `text` as a new string, not a view into `text` (a surrogate pair cut in two ends in U+FFFD, as OTLP would send it). */
-function copiedPrefix(text: string, length: number): string {
-  return new TextDecoder().decode(new TextEncoder().encode(text.slice(0, length)));
-}
-
-type Sdk = typeof import("@opentelemetry/sdk-trace");
-// The exporter takes its compression as an enum of the same two strings.
-type ExporterConfig = NonNullable<ConstructorParameters<typeof import("@opentelemetry/exporter-trace-otlp-proto").OTLPTraceExporter>[0]>;
-type Sampler = import("@opentelemetry/sdk-trace").Sampler;
-
-/** The SDK sampler `OTEL_TRACES_SAMPLER` names. */
-function samplerOf(sdk: Sdk, settings: TraceSettings): Sampler {
-  const { sampler, ratio } = settings;
-  const root: Sampler = sampler.endsWith("always_on") ? new sdk.AlwaysOnSampler() : sampler.endsWith("always_off") ? new sdk.AlwaysOffSampler() : new sdk.TraceIdRatioBasedSampler(ratio);
-  return sampler.startsWith("parentbased_") ? new sdk.ParentBasedSampler({ root }) : root;
 }
