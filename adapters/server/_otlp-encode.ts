@@ -78,28 +78,63 @@ function spanFlags(span: RecordedSpan): number {
   return (span.parentRemote ? FLAGS_IS_REMOTE : 0) | FLAGS_HAS_IS_REMOTE | 0x01;
 }
 
-/** Encodes protobuf messages for one source; the resource and scope are written once and kept. */
-export function protobufEncoder(source: SpanSource): (spans: readonly RecordedSpan[]) => Uint8Array<ArrayBuffer> {
+/** Spans encoded as they end into the open batch, so that no span object outlives its request; `seal` makes the batch an export's body. */
+export interface BatchEncoder {
+  add(span: RecordedSpan): void;
+  /** The request of the spans added since the last seal. */
+  seal(): Uint8Array<ArrayBuffer> | string;
+}
+
+/** A batch encoder to OTLP's JSON. */
+export function jsonEncoder(source: SpanSource): BatchEncoder {
+  // The request without spans, cut where they go: the last `[]` is the spans' list.
+  const empty = encodeJson([], source);
+  const head = empty.slice(0, empty.lastIndexOf("[]"));
+  const tail = empty.slice(empty.lastIndexOf("[]") + 2);
+  let spans: string[] = [];
+  return {
+    add: (span) => void spans.push(JSON.stringify(jsonSpan(span))),
+    seal() {
+      const body = `${head}[${spans.join(",")}]${tail}`;
+      spans = [];
+      return body;
+    },
+  };
+}
+
+/** A batch encoder to protobuf; the resource and scope are written once and kept. */
+export function protobufEncoder(source: SpanSource): BatchEncoder {
   const header = new Writer();
-  header.message(1, () => attributesField(header, 1, source.resource, []));
+  const resourceStart = header.begin(1);
+  attributesField(header, 1, source.resource, []);
+  header.end(resourceStart);
   const resource = header.bytes();
-  const scope = new Writer();
-  scope.message(1, () => {
-    scope.string(1, source.scope.name);
-    scope.string(2, source.scope.version);
-  });
-  const scopeBytes = scope.bytes();
+  header.reset();
+  const scopeStart = header.begin(1);
+  header.string(1, source.scope.name);
+  header.string(2, source.scope.version);
+  header.end(scopeStart);
+  const scope = header.bytes();
+  const spans = new Writer();
   const out = new Writer();
-  return (spans) => {
-    out.reset();
-    out.message(1, () => {
+  return {
+    add(span) {
+      const start = spans.begin(2);
+      spanFields(spans, span);
+      spans.end(start);
+    },
+    seal() {
+      out.reset();
+      const resourceSpans = out.begin(1);
       out.raw(resource);
-      out.message(2, () => {
-        out.raw(scopeBytes);
-        for (const span of spans) out.message(2, () => spanFields(out, span));
-      });
-    });
-    return out.bytes();
+      const scopeSpans = out.begin(2);
+      out.raw(scope);
+      out.raw(spans.view());
+      out.end(scopeSpans);
+      out.end(resourceSpans);
+      spans.reset();
+      return out.bytes();
+    },
   };
 }
 
@@ -115,9 +150,9 @@ function spanFields(out: Writer, span: RecordedSpan): void {
   out.fixed64(7, span.startMs);
   out.fixed64(8, span.endMs);
   attributesField(out, 9, span.attributes, span.added);
-  out.message(15, () => {
-    if (span.statusCode !== 0) out.varintField(3, span.statusCode);
-  });
+  const status = out.begin(15);
+  if (span.statusCode !== 0) out.varintField(3, span.statusCode);
+  out.end(status);
   out.tag(16, 5);
   out.uint32(spanFlags(span));
 }
@@ -130,15 +165,15 @@ function attributesField(out: Writer, field: number, attributes: OtelAttributes,
 
 /** `KeyValue` (1 key, 2 value) with `AnyValue` (1 string, 2 bool, 3 int, 4 double). */
 function keyValue(out: Writer, field: number, key: string, value: OtelAttributeValue): void {
-  out.message(field, () => {
-    out.string(1, key);
-    out.message(2, () => {
-      if (typeof value === "string") out.string(1, value);
-      else if (typeof value === "boolean") out.varintField(2, value ? 1 : 0);
-      else if (Number.isInteger(value)) out.int64(3, value);
-      else out.double(4, value);
-    });
-  });
+  const pair = out.begin(field);
+  out.string(1, key);
+  const any = out.begin(2);
+  if (typeof value === "string") out.string(1, value);
+  else if (typeof value === "boolean") out.varintField(2, value ? 1 : 0);
+  else if (Number.isInteger(value)) out.int64(3, value);
+  else out.double(4, value);
+  out.end(any);
+  out.end(pair);
 }
 
 // The most bytes a length takes before its message is written: lengths up to 2^35.
@@ -156,6 +191,11 @@ class Writer {
 
   reset(): void {
     this.#at = 0;
+  }
+
+  /** What was written, as a view that the next write may change. */
+  view(): Uint8Array {
+    return this.#buffer.subarray(0, this.#at);
   }
 
   /** A copy of what was written. */
@@ -242,13 +282,17 @@ class Writer {
     for (let index = 0; index < hex.length; index += 2) this.#buffer[this.#at++] = HEX_VALUE[hex.charCodeAt(index)]! * 16 + HEX_VALUE[hex.charCodeAt(index + 1)]!;
   }
 
-  /** A length-delimited message: written after room for its length, then moved up to the length's real size. */
-  message(field: number, write: () => void): void {
+  /** Starts a length-delimited message, leaving room for its length; returns where, for `end`. */
+  begin(field: number): number {
     this.tag(field, 2);
     this.#room(LENGTH_ROOM);
     const start = this.#at;
     this.#at += LENGTH_ROOM;
-    write();
+    return start;
+  }
+
+  /** Ends the message begun at `start`: its length written, its bytes moved up to the length's real size. */
+  end(start: number): void {
     const length = this.#at - start - LENGTH_ROOM;
     this.#at = start;
     this.#varint(length);

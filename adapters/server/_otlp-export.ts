@@ -17,7 +17,7 @@ import type { Tracing } from "../../src/tracing/mod.ts";
 import type { TraceSettings } from "./trace-settings.ts";
 import type { RecordedSpan } from "./_span-recorder.ts";
 import { tracing } from "../../src/tracing/mod.ts";
-import { encodeJson, protobufEncoder } from "./_otlp-encode.ts";
+import { jsonEncoder, protobufEncoder } from "./_otlp-encode.ts";
 import { sendSpans } from "./_otlp-send.ts";
 import { createSpanRecorder } from "./_span-recorder.ts";
 import { familyHeader, label, sample } from "./_metric-kinds.ts";
@@ -90,20 +90,27 @@ interface SpanQueue {
 function spanQueue(settings: TraceSettings, lost: { queueFull: number; exportFailed: number }): SpanQueue {
   const source = { resource: resourceOf(settings), scope: { name: "animal-store", version: VERSION } };
   const json = settings.protocol === "http/json";
-  const encode = json ? (spans: readonly RecordedSpan[]) => encodeJson(spans, source) : protobufEncoder(source);
+  const encoder = json ? jsonEncoder(source) : protobufEncoder(source);
   const send = { ...settings, contentType: json ? "application/json" : "application/x-protobuf" } as const;
-  let queued: RecordedSpan[] = [];
+  // Full batches, encoded, waiting their turn; and how many spans the open one holds.
+  const sealed: { body: Uint8Array<ArrayBuffer> | string; spans: number }[] = [];
+  let open = 0;
   let exporting: Promise<void> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Sends one batch from the head of the queue, counting its spans lost when the collector does not take them. */
+  function seal(): void {
+    sealed.push({ body: encoder.seal(), spans: open });
+    open = 0;
+  }
+
+  /** Sends the oldest batch, counting its spans lost when the collector does not take them. */
   function exportBatch(): Promise<void> {
     clearTimeout(timer);
     timer = undefined;
-    const batch = queued.length <= BATCH ? queued : queued.slice(0, BATCH);
-    queued = queued.length <= BATCH ? [] : queued.slice(BATCH);
-    exporting = sendSpans(encode(batch), send).then((taken) => {
-      if (!taken) lost.exportFailed += batch.length;
+    if (sealed.length === 0) seal();
+    const batch = sealed.shift()!;
+    exporting = sendSpans(batch.body, send).then((taken) => {
+      if (!taken) lost.exportFailed += batch.spans;
       exporting = undefined;
       schedule();
     });
@@ -112,8 +119,8 @@ function spanQueue(settings: TraceSettings, lost: { queueFull: number; exportFai
 
   /** A full batch goes at once, fewer after the delay; never two exports at a time, as the SDK's processor. */
   function schedule(): void {
-    if (exporting !== undefined || queued.length === 0) return;
-    if (queued.length >= BATCH) void exportBatch();
+    if (exporting !== undefined || sealed.length + open === 0) return;
+    if (sealed.length > 0) void exportBatch();
     else if (timer === undefined) {
       timer = setTimeout(exportBatch, DELAY_MS);
       // A pending export never keeps the process alive (the stop flushes it).
@@ -123,12 +130,15 @@ function spanQueue(settings: TraceSettings, lost: { queueFull: number; exportFai
 
   return {
     add(span) {
-      if (queued.length >= MAX_QUEUED) lost.queueFull++;
-      else queued.push(span);
+      if (sealed.length * BATCH + open >= MAX_QUEUED) lost.queueFull++;
+      else {
+        encoder.add(span);
+        if (++open === BATCH) seal();
+      }
       schedule();
     },
     async flush() {
-      while (exporting !== undefined || queued.length > 0) await (exporting ?? exportBatch());
+      while (exporting !== undefined || sealed.length + open > 0) await (exporting ?? exportBatch());
     },
   };
 }

@@ -68,8 +68,8 @@ export function createSpanRecorder(options: RecorderOptions): SpanRecorder {
   const tracer: OtelTracer = {
     startSpan(name, spanOptions, context) {
       const parent = (context as Context | undefined)?.span?.spanContext();
-      const traceId = parent === undefined ? randomHex(16) : parent.traceId;
-      const spanId = randomHex(8);
+      const traceId = parent === undefined ? randomHex(4) : parent.traceId;
+      const spanId = randomHex(2);
       const traceState = parent?.traceState;
       if (!sampled(parent, traceId)) return new Unrecorded({ traceId, spanId, traceFlags: 0, ...(traceState === undefined ? {} : { traceState }) });
       return new Recording(traceId, spanId, parent, name, spanOptions, limit, ended);
@@ -232,22 +232,21 @@ function ratioSampler(ratio: number): Sampled {
   };
 }
 
-const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-// Random bytes drawn 4 KiB at a time: one `getRandomValues` call per some 170 requests.
-const pool = new Uint8Array(4096);
+// Random words drawn 4 KiB at a time: one `getRandomValues` call per some 170 requests.
+const pool = new Uint32Array(1024);
 let taken = pool.length;
 
-/** `bytes` random bytes as lowercase hex, never all zero (an invalid id). */
-function randomHex(bytes: number): string {
-  if (taken + bytes > pool.length) {
+/** `words` random 32-bit words as lowercase hex, never all zero (an invalid id). */
+function randomHex(words: number): string {
+  if (taken + words > pool.length) {
     crypto.getRandomValues(pool);
     taken = 0;
   }
   let hex = "";
   let any = 0;
-  for (const end = taken + bytes; taken < end; taken++) {
+  for (const end = taken + words; taken < end; taken++) {
     any |= pool[taken]!;
-    hex += HEX_BYTES[pool[taken]!];
+    hex += pool[taken]!.toString(16).padStart(8, "0");
   }
   return any === 0 ? `${hex.slice(0, -1)}1` : hex;
 }
