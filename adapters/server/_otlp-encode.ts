@@ -12,6 +12,8 @@ import type { RecordedSpan } from "./_span-recorder.ts";
 export interface SpanSource {
   readonly resource: OtelAttributes;
   readonly scope: { readonly name: string; readonly version: string };
+  /** The epoch milliseconds the spans' times count from (`performance.timeOrigin`). */
+  readonly timeOrigin: number;
 }
 
 // OTLP's flags: the W3C trace flags, and whether the parent's remoteness is known (always) and true.
@@ -23,12 +25,12 @@ export function encodeJson(spans: readonly RecordedSpan[], source: SpanSource): 
   return JSON.stringify({
     resourceSpans: [{
       resource: { attributes: jsonAttributes(source.resource, []), droppedAttributesCount: 0 },
-      scopeSpans: [{ scope: source.scope, spans: spans.map(jsonSpan) }],
+      scopeSpans: [{ scope: source.scope, spans: spans.map((span) => jsonSpan(span, source.timeOrigin)) }],
     }],
   });
 }
 
-function jsonSpan(span: RecordedSpan): unknown {
+function jsonSpan(span: RecordedSpan, origin: number): unknown {
   return {
     traceId: span.traceId,
     spanId: span.spanId,
@@ -36,8 +38,8 @@ function jsonSpan(span: RecordedSpan): unknown {
     ...(span.traceState === undefined ? {} : { traceState: span.traceState.serialize() }),
     name: span.name,
     kind: span.kind + 1,
-    startTimeUnixNano: nanosText(span.startMs),
-    endTimeUnixNano: nanosText(span.endMs),
+    startTimeUnixNano: nanosText(origin, span.startMs),
+    endTimeUnixNano: nanosText(origin, span.endMs),
     attributes: jsonAttributes(span.attributes, span.added),
     droppedAttributesCount: 0,
     events: [],
@@ -62,13 +64,25 @@ function jsonValue(value: OtelAttributeValue): unknown {
   return Number.isInteger(value) ? { intValue: value } : { doubleValue: value };
 }
 
-/** Epoch milliseconds as whole nanoseconds in decimal. */
-function nanosText(ms: number): string {
-  const [seconds, nanos] = secondsAndNanos(ms);
+/** A span's time as whole nanoseconds since the epoch, in decimal. */
+function nanosText(origin: number, ms: number): string {
+  const [seconds, nanos] = secondsAndNanos(origin, ms);
   return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, "0")}`;
 }
 
-function secondsAndNanos(ms: number): [number, number] {
+/**
+ * `origin` + `ms` as whole seconds and nanoseconds, each part split apart before the sum as the SDK
+ * splits `performance.timeOrigin` and `performance.now()`: their sum in one number would lose the
+ * nanoseconds to rounding.
+ */
+function secondsAndNanos(origin: number, ms: number): [number, number] {
+  const [originSeconds, originNanos] = split(origin);
+  const [seconds, nanos] = split(ms);
+  const sum = originNanos + nanos;
+  return sum >= 1e9 ? [originSeconds + seconds + 1, sum - 1e9] : [originSeconds + seconds, sum];
+}
+
+function split(ms: number): [number, number] {
   const seconds = Math.floor(ms / 1000);
   const nanos = Math.round((ms - seconds * 1000) * 1e6);
   return nanos === 1e9 ? [seconds + 1, 0] : [seconds, nanos];
@@ -93,7 +107,7 @@ export function jsonEncoder(source: SpanSource): BatchEncoder {
   const tail = empty.slice(empty.lastIndexOf("[]") + 2);
   let spans: string[] = [];
   return {
-    add: (span) => void spans.push(JSON.stringify(jsonSpan(span))),
+    add: (span) => void spans.push(JSON.stringify(jsonSpan(span, source.timeOrigin))),
     seal() {
       const body = `${head}[${spans.join(",")}]${tail}`;
       spans = [];
@@ -107,6 +121,7 @@ export function protobufEncoder(source: SpanSource): BatchEncoder {
   const header = new Writer();
   const resourceStart = header.begin(1);
   attributesField(header, 1, source.resource, []);
+  header.varintField(2, 0);
   header.end(resourceStart);
   const resource = header.bytes();
   header.reset();
@@ -120,7 +135,7 @@ export function protobufEncoder(source: SpanSource): BatchEncoder {
   return {
     add(span) {
       const start = spans.begin(2);
-      spanFields(spans, span);
+      spanFields(spans, span, source.timeOrigin);
       spans.end(start);
     },
     seal() {
@@ -139,7 +154,7 @@ export function protobufEncoder(source: SpanSource): BatchEncoder {
 }
 
 /** `Span`'s fields in the SDK serializer's order. */
-function spanFields(out: Writer, span: RecordedSpan): void {
+function spanFields(out: Writer, span: RecordedSpan, origin: number): void {
   out.hex(1, span.traceId);
   out.hex(2, span.spanId);
   const traceState = span.traceState?.serialize();
@@ -147,11 +162,15 @@ function spanFields(out: Writer, span: RecordedSpan): void {
   if (span.parentSpanId !== "") out.hex(4, span.parentSpanId);
   out.string(5, span.name);
   out.varintField(6, span.kind + 1);
-  out.fixed64(7, span.startMs);
-  out.fixed64(8, span.endMs);
+  out.fixed64(7, ...secondsAndNanos(origin, span.startMs));
+  out.fixed64(8, ...secondsAndNanos(origin, span.endMs));
   attributesField(out, 9, span.attributes, span.added);
+  // Nothing dropped (10), no events (11, 12), no links (13, 14): the counts written as the SDK writes them.
+  out.varintField(10, 0);
+  out.varintField(12, 0);
+  out.varintField(14, 0);
   const status = out.begin(15);
-  if (span.statusCode !== 0) out.varintField(3, span.statusCode);
+  out.varintField(3, span.statusCode);
   out.end(status);
   out.tag(16, 5);
   out.uint32(spanFlags(span));
@@ -241,10 +260,9 @@ class Writer {
     this.#at += 4;
   }
 
-  /** Epoch milliseconds as `fixed64` nanoseconds, in exact arithmetic below 2^53 on each half. */
-  fixed64(field: number, ms: number): void {
+  /** Seconds and nanoseconds as `fixed64` nanoseconds, in exact arithmetic below 2^53 on each half. */
+  fixed64(field: number, seconds: number, nanos: number): void {
     this.tag(field, 1);
-    const [seconds, nanos] = secondsAndNanos(ms);
     // seconds × 10^9 + nanos = high × 2^16 × 10^9 + (low × 10^9 + nanos), with high, low the seconds' halves.
     const upper = Math.floor(seconds / 65536) * 1e9;
     const lower = (seconds % 65536) * 1e9 + nanos;

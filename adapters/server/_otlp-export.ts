@@ -88,7 +88,7 @@ interface SpanQueue {
 }
 
 function spanQueue(settings: TraceSettings, lost: { queueFull: number; exportFailed: number }): SpanQueue {
-  const source = { resource: resourceOf(settings), scope: { name: "animal-store", version: VERSION } };
+  const source = { resource: resourceOf(settings), scope: { name: "animal-store", version: VERSION }, timeOrigin: performance.timeOrigin };
   const json = settings.protocol === "http/json";
   const encoder = json ? jsonEncoder(source) : protobufEncoder(source);
   const send = { ...settings, contentType: json ? "application/json" : "application/x-protobuf" } as const;

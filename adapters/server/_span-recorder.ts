@@ -26,7 +26,7 @@ export interface RecordedSpan {
   readonly name: string;
   /** The API's `SpanKind` (0 internal, 1 server, 2 client). */
   readonly kind: number;
-  /** Epoch milliseconds, fractional. */
+  /** Milliseconds since `performance.timeOrigin`, fractional. */
   readonly startMs: number;
   readonly endMs: number;
   /** The attributes the span started with, each string cut to the length limit. */
@@ -185,9 +185,9 @@ class Unrecorded implements OtelSpan {
   end(): void {}
 }
 
-/** The wall clock in fractional milliseconds, monotonic within the process (the SDK's clock too). */
+/** Milliseconds since `performance.timeOrigin`: monotonic within the process, the SDK's clock too. */
 function now(): number {
-  return performance.timeOrigin + performance.now();
+  return performance.now();
 }
 
 /** `attributes` itself unless a string in it is longer than `limit`; then a copy with those cut. */
