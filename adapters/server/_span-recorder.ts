@@ -68,8 +68,8 @@ export function createSpanRecorder(options: RecorderOptions): SpanRecorder {
   const tracer: OtelTracer = {
     startSpan(name, spanOptions, context) {
       const parent = (context as Context | undefined)?.span?.spanContext();
-      const traceId = parent === undefined ? randomHex(4) : parent.traceId;
-      const spanId = randomHex(2);
+      const traceId = parent === undefined ? randomHex(16) : parent.traceId;
+      const spanId = randomHex(8);
       const traceState = parent?.traceState;
       if (!sampled(parent, traceId)) return new Unrecorded({ traceId, spanId, traceFlags: 0, ...(traceState === undefined ? {} : { traceState }) });
       return new Recording(traceId, spanId, parent, name, spanOptions, limit, ended);
@@ -78,7 +78,7 @@ export function createSpanRecorder(options: RecorderOptions): SpanRecorder {
   const api: OtelApi = {
     context: {
       active: () => storage.getStore() ?? root,
-      with: (context, fn, thisArg, ...args) => storage.run(context as Context, () => fn.apply(thisArg, args)),
+      with: (context, fn, thisArg, ...args) => (thisArg === undefined ? storage.run(context as Context, fn, ...args) : storage.run(context as Context, () => fn.apply(thisArg, args))),
     },
     trace: {
       getTracer: () => tracer,
@@ -93,7 +93,19 @@ export function createSpanRecorder(options: RecorderOptions): SpanRecorder {
 }
 
 function contextOf(span: OtelSpan | undefined): Context {
-  return { span, getValue: () => span };
+  return new SpanHolder(span);
+}
+
+// A class, not an object with a closure: a context is made per span, and the bundles name every closure made.
+/** A context holding a span, under any key (only the span is ever asked for). */
+class SpanHolder implements Context {
+  readonly span: OtelSpan | undefined;
+  constructor(span: OtelSpan | undefined) {
+    this.span = span;
+  }
+  getValue(): OtelSpan | undefined {
+    return this.span;
+  }
 }
 
 // A class, not closures: one shape for every span and no functions made per span.
@@ -232,21 +244,22 @@ function ratioSampler(ratio: number): Sampled {
   };
 }
 
-// Random words drawn 4 KiB at a time: one `getRandomValues` call per some 170 requests.
-const pool = new Uint32Array(1024);
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+// Random bytes drawn 4 KiB at a time: one `getRandomValues` call per some 170 requests.
+const pool = new Uint8Array(4096);
 let taken = pool.length;
 
-/** `words` random 32-bit words as lowercase hex, never all zero (an invalid id). */
-function randomHex(words: number): string {
-  if (taken + words > pool.length) {
+/** `bytes` random bytes as lowercase hex, never all zero (an invalid id). */
+function randomHex(bytes: number): string {
+  if (taken + bytes > pool.length) {
     crypto.getRandomValues(pool);
     taken = 0;
   }
   let hex = "";
   let any = 0;
-  for (const end = taken + words; taken < end; taken++) {
+  for (const end = taken + bytes; taken < end; taken++) {
     any |= pool[taken]!;
-    hex += pool[taken]!.toString(16).padStart(8, "0");
+    hex += HEX_BYTES[pool[taken]!];
   }
   return any === 0 ? `${hex.slice(0, -1)}1` : hex;
 }
