@@ -28,6 +28,9 @@ const PAUSE_GROWTH = 1.5;
 const JITTER = 0.2;
 const zipped = promisify(gzip);
 
+// Each runtime's cheaper client, measured side by side (bench/RESULTS.md, "Traces, second round").
+const attempt = "Bun" in globalThis || "Deno" in globalThis ? fetchAttempt : httpAttempt;
+
 /** Posts `body`; resolves true when the collector took it, false when it refused or the timeout passed. Never rejects. */
 export async function sendSpans(body: Uint8Array<ArrayBuffer> | string, options: SendOptions): Promise<boolean> {
   const deadline = Date.now() + options.timeoutMs;
@@ -48,8 +51,21 @@ export async function sendSpans(body: Uint8Array<ArrayBuffer> | string, options:
 /** What one post came to: done (taken or refused for good), or worth another try, perhaps after a given pause. */
 type Outcome = { readonly done: boolean; readonly retryAfterMs?: undefined } | { readonly done?: undefined; readonly retryAfterMs: number | undefined };
 
-/** One post with `node:http(s)`: on Node it costs the main thread less than `fetch` (bench/RESULTS.md). */
-function attempt(url: string, payload: Uint8Array<ArrayBuffer>, headers: Record<string, string>, timeoutMs: number): Promise<Outcome> {
+/** One post with `fetch`, which on Bun and Deno costs the main thread the least. */
+async function fetchAttempt(url: string, payload: Uint8Array<ArrayBuffer>, headers: Record<string, string>, timeoutMs: number): Promise<Outcome> {
+  try {
+    const response = await fetch(url, { method: "POST", body: payload, headers, signal: AbortSignal.timeout(Math.max(timeoutMs, 1)) });
+    await response.arrayBuffer();
+    if (response.ok) return { done: true };
+    return RETRYABLE.includes(response.status) ? { retryAfterMs: retryAfterMs(response.headers.get("retry-after")) } : { done: false };
+  } catch (error) {
+    // The timeout spent is final; a connection refused or cut is worth another try.
+    return error instanceof DOMException && error.name === "TimeoutError" ? { done: false } : { retryAfterMs: undefined };
+  }
+}
+
+/** One post with `node:http(s)`, which on Node costs the main thread less than its `fetch` (bench/RESULTS.md). */
+function httpAttempt(url: string, payload: Uint8Array<ArrayBuffer>, headers: Record<string, string>, timeoutMs: number): Promise<Outcome> {
   return new Promise((resolve) => {
     const post = (url.startsWith("https:") ? https : http).request(url, { method: "POST", headers: { ...headers, "content-length": String(payload.byteLength) } }, (response) => {
       const status = response.statusCode ?? 0;
