@@ -1,16 +1,17 @@
 /**
  * @module
- * Private to the standalone server: exporting spans over OTLP/HTTP with the official OpenTelemetry
- * SDK and exporter, loaded by dynamic import only when tracing is configured, so a server without
- * `OTEL_EXPORTER_OTLP_ENDPOINT` loads and costs nothing of it. The packages are devDependencies
- * (in the tests and the executable); an npm install of the command adds them with `TRACE_PACKAGES`.
+ * Private to the standalone server: exporting spans over OTLP/HTTP, recorded by the server's own
+ * recorder (`_span-recorder.ts`), encoded as each ends (`_otlp-encode.ts`) and posted
+ * (`_otlp-send.ts`); loaded by dynamic import only when tracing is configured, so a server without
+ * `OTEL_EXPORTER_OTLP_ENDPOINT` loads and costs nothing of it. No OpenTelemetry package is needed;
+ * with `OTEL_DENO` the spans go through Deno's own (`@opentelemetry/api`, `TRACE_PACKAGES`).
  *
- * A collector that is down, slow or refusing never holds a request: ended spans wait in the SDK's
- * bounded batch queue (2048 spans, sent 512 at a time); when it is full, spans are dropped, and
- * spans dropped or lost in a failed export are counted (the SDK reports both to the meter given
- * here), for the metrics and the notice at the stop. The queue is bounded in bytes too, by the length
- * an attribute's value may have (`OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`): a client's long `User-Agent` is
- * cut before the span keeps it.
+ * A collector that is down, slow or refusing never holds a request: ended spans wait in a bounded
+ * queue (2048 spans, sent 512 at a time, one export at a time, as the SDK's batch processor); when it
+ * is full, spans are dropped, and spans dropped or lost in a failed export are counted, for the
+ * metrics and the notice at the stop. The queue is bounded in bytes too, by the length an attribute's
+ * value may have (`OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`): a client's long `User-Agent` is cut before the
+ * span keeps it.
  */
 import type { KeyRing } from "../../src/mod.ts";
 import type { Tracing } from "../../src/tracing/mod.ts";
@@ -23,15 +24,8 @@ import { createSpanRecorder } from "./_span-recorder.ts";
 import { familyHeader, label, sample } from "./_metric-kinds.ts";
 import { VERSION } from "./_version.ts";
 
-/** What an npm user installs beside the command to export traces: the versions tested here (package.json's devDependencies, held to them by a test). */
-export const TRACE_PACKAGES: readonly string[] = [
-  "@opentelemetry/api@1.10.0",
-  "@opentelemetry/context-async-hooks@3.1.1",
-  "@opentelemetry/resources@3.1.1",
-  "@opentelemetry/sdk-trace@3.1.1",
-  "@opentelemetry/exporter-trace-otlp-proto@0.301.1",
-  "@opentelemetry/exporter-trace-otlp-http@0.301.0",
-];
+/** What an npm user installs beside the command to trace through Deno's own OpenTelemetry (`OTEL_DENO`): the version tested here (package.json's devDependencies, held to it by a test). */
+export const TRACE_PACKAGES: readonly string[] = ["@opentelemetry/api@1.10.0"];
 
 /** Spans that never reached the collector. */
 export interface SpansLost {
@@ -156,7 +150,7 @@ function resourceOf(settings: TraceSettings): Readonly<Record<string, string>> {
  */
 export async function startRuntimeTraces(keys?: KeyRing): Promise<TraceExport> {
   const api = await import("@opentelemetry/api").catch((error: unknown) => {
-    throw new Error(`Cannot trace through OTEL_DENO: @opentelemetry/api is not installed (${error instanceof Error ? error.message : String(error)}); run: npm install ${TRACE_PACKAGES[0]}`);
+    throw new Error(`Cannot trace through OTEL_DENO: @opentelemetry/api is not installed (${error instanceof Error ? error.message : String(error)}); run: npm install ${TRACE_PACKAGES.join(" ")}`);
   });
   // The runtime counts and flushes what it exports.
   return { tracing: tracing({ api, tracer: api.trace.getTracer("animal-store", VERSION), ...(keys === undefined ? {} : { keys }) }), lost: () => ({ queueFull: 0, exportFailed: 0 }), metricsText: () => "", flush: () => Promise.resolve() };
