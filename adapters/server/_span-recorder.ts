@@ -3,8 +3,9 @@
  * Private to the standalone server: a span recorder of the project's own behind the part of the
  * OpenTelemetry API the tracing feature talks to (`OtelApi`, `OtelTracer`, `OtelSpan`), so a traced
  * request makes no SDK span objects. A span keeps its ids, times, name, kind, status and the
- * attributes it was given (the start's own object, never copied entry by entry); ended spans wait in
- * a bounded queue for the export. Samplers and the length limit are the SDK's, as
+ * attributes it was given (the start's own object, never copied entry by entry nor written into: the
+ * server's callers hand a fresh or a frozen one); an ended span goes to the export's queue, which
+ * encodes it at once. Samplers and the length limit are the SDK's, as
  * `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` and `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT` name them;
  * the active span is carried across the app's awaits by `AsyncLocalStorage`, as the SDK's context
  * manager carries it.
@@ -156,9 +157,10 @@ class Recording implements OtelSpan, RecordedSpan {
     // A key set again replaces its value, as the API says: copied from the start's object, never written into it.
     if (Object.hasOwn(this.attributes, key)) this.attributes = { ...this.attributes, [key]: kept };
     else {
-      const at = this.added.indexOf(key);
-      if (at % 2 === 0) this.added[at + 1] = kept;
-      else this.added.push(key, kept);
+      let at = 0;
+      while (at < this.added.length && this.added[at] !== key) at += 2;
+      this.added[at] = key;
+      this.added[at + 1] = kept;
     }
     return this;
   }
