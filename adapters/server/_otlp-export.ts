@@ -37,7 +37,7 @@ export interface SpansLost {
 
 /** A running export. */
 export interface TraceExport {
-  /** The tracing feature over the SDK's tracer. */
+  /** The tracing feature over the server's own recorder (or Deno's OpenTelemetry). */
   readonly tracing: Tracing;
   /** The spans lost so far. */
   lost(): SpansLost;
@@ -48,12 +48,12 @@ export interface TraceExport {
 }
 
 /** Starts exporting with the settings: spans recorded by the project's own recorder, encoded and posted here. */
-export function startTraceExport(settings: TraceSettings, keys?: KeyRing): Promise<TraceExport> {
+export function startTraceExport(settings: TraceSettings, keys?: KeyRing): TraceExport {
   const lost = { queueFull: 0, exportFailed: 0 };
   const queue = spanQueue(settings, lost);
   const { api, tracer } = createSpanRecorder({ ...settings, ended: queue.add });
   const traces = tracing({ api, tracer, ...(keys === undefined ? {} : { keys }) });
-  return Promise.resolve({
+  return {
     tracing: traces,
     lost: () => ({ ...lost }),
     metricsText: () =>
@@ -65,7 +65,7 @@ export function startTraceExport(settings: TraceSettings, keys?: KeyRing): Promi
       const late = new Promise<void>((done) => (timer = setTimeout(done, ms)));
       return Promise.race([queue.flush(), late]).finally(() => clearTimeout(timer));
     },
-  });
+  };
 }
 
 // The SDK's batch processor's defaults, kept: at most 2048 spans wait, sent 512 at a time, at least once a second.
@@ -103,7 +103,8 @@ function spanQueue(settings: TraceSettings, lost: { queueFull: number; exportFai
     timer = undefined;
     if (sealed.length === 0) seal();
     const batch = sealed.shift()!;
-    exporting = sendSpans(batch.body, send).then((taken) => {
+    // A failure of our own (never expected) counts as a failed export rather than stopping the queue.
+    exporting = sendSpans(batch.body, send).catch(() => false).then((taken) => {
       if (!taken) lost.exportFailed += batch.spans;
       exporting = undefined;
       schedule();
