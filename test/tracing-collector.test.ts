@@ -75,7 +75,7 @@ describe("the exporter's own warnings", () => {
     const server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG_FORMAT: "json", OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     try {
       expect([...(await traffic(server))]).toEqual([200]);
-      // An export and its retries: the exporter sets each retry's timer to -1 ms, which Bun and Deno warn of.
+      // An export and its retries, each at once as asked.
       for (const started = Date.now(); receiver.headers.length < 3 && Date.now() - started < 15_000;) await Bun.sleep(25);
       expect(receiver.headers.length).toBeGreaterThanOrEqual(3);
       expect(await server.stop("SIGTERM")).toBe(0);
@@ -88,8 +88,8 @@ describe("the exporter's own warnings", () => {
         }
       });
       expect(notJson).toEqual([]);
-      const warned = lines.some((line) => (JSON.parse(line) as { message?: string }).message?.includes("TimeoutNegativeWarning"));
-      expect(warned).toBe(true);
+      // The SDK's exporter set each retry's timer to -1 ms, which Bun and Deno warned of; the server's own waits 0 ms.
+      expect(lines.filter((line) => line.includes("TimeoutNegativeWarning"))).toEqual([]);
     } finally {
       await server.stop("SIGKILL").catch(() => undefined);
       await receiver.stop();

@@ -225,12 +225,12 @@ function serverPlugs(config: Config, stopping: () => boolean, metrics: Metrics |
   ];
 }
 
-/** Starts the span export when it is configured, loading the OpenTelemetry SDK (or the runtime's); exits 1 naming the install line when it is missing. */
+/** Starts the span export when it is configured (the server's own, or the runtime's OpenTelemetry); exits 1 naming the install line when the runtime's API package is missing. */
 async function traceExport(settings: TraceSettings | undefined, runtime: RuntimeOptions, keys: KeyRing): Promise<TraceExport | undefined> {
   if (settings === undefined && runtime.exportsTraces !== true) return undefined;
   try {
     const { startRuntimeTraces, startTraceExport } = await import("./_otlp-export.ts");
-    return runtime.exportsTraces === true ? await startRuntimeTraces(keys) : await startTraceExport(settings!, keys);
+    return runtime.exportsTraces === true ? await startRuntimeTraces(keys) : startTraceExport(settings!, keys);
   } catch (error) {
     return fail([error instanceof Error ? error.message : String(error)], 1);
   }

@@ -1,9 +1,10 @@
 /**
  * @module
  * The peers traced as their users trace them. When `OTEL_EXPORTER_OTLP_ENDPOINT` is set, this registers
- * the same OpenTelemetry SDK as the project's own export (`adapters/server/_otlp-export.ts`: the same
- * packages and versions, sampler, batch queue, protobuf exporter and context manager, read from the
- * same variables) as the process's global tracer provider, where the peers' own packages
+ * the official OpenTelemetry SDK with the settings the project's own export uses
+ * (`adapters/server/_otlp-export.ts`, which records and sends its spans itself: the same sampler,
+ * batch queue, protobuf over OTLP/HTTP and context across awaits, read from the same variables) as the
+ * process's global tracer provider, where the peers' own packages
  * (`@fastify/otel`, `@hono/otel`, `@elysiajs/opentelemetry`) find it, the way their guides set it up
  * before the app. Untraced, nothing of OpenTelemetry is loaded. Import it before building the app.
  */

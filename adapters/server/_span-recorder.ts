@@ -1,0 +1,267 @@
+/**
+ * @module
+ * Private to the standalone server: a span recorder of the project's own behind the part of the
+ * OpenTelemetry API the tracing feature talks to (`OtelApi`, `OtelTracer`, `OtelSpan`), so a traced
+ * request makes no SDK span objects. A span keeps its ids, times, name, kind, status and the
+ * attributes it was given (the start's own object, never copied entry by entry nor written into: the
+ * server's callers hand a fresh or a frozen one); an ended span goes to the export's queue, which
+ * encodes it at once. Samplers and the length limit are the SDK's, as
+ * `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` and `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT` name them;
+ * the active span is carried across the app's awaits by `AsyncLocalStorage`, as the SDK's context
+ * manager carries it.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { OtelApi, OtelAttributes, OtelAttributeValue, OtelContext, OtelSpan, OtelSpanContext, OtelSpanOptions, OtelTracer, OtelTraceState } from "../../src/tracing/mod.ts";
+import type { SamplerName } from "./trace-settings.ts";
+import { SAMPLED_FLAG } from "../../src/tracing/mod.ts";
+
+/** A span as recorded, ended, waiting for the export: what the encoders read. */
+export interface RecordedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  /** The parent's span id, `""` for a root span. */
+  readonly parentSpanId: string;
+  /** True when the parent came from the caller's `traceparent`. */
+  readonly parentRemote: boolean;
+  readonly traceState: OtelTraceState | undefined;
+  readonly name: string;
+  /** The API's `SpanKind` (0 internal, 1 server, 2 client). */
+  readonly kind: number;
+  /** Milliseconds since `performance.timeOrigin`, fractional. */
+  readonly startMs: number;
+  readonly endMs: number;
+  /** The attributes the span started with, each string cut to the length limit. */
+  readonly attributes: OtelAttributes;
+  /** Attributes set later, as key, value, key, value. */
+  readonly added: readonly (string | OtelAttributeValue)[];
+  /** The status code: 0 unset, 2 error. */
+  readonly statusCode: number;
+}
+
+/** How spans are sampled and cut, and where ended ones go. */
+export interface RecorderOptions {
+  readonly sampler: SamplerName;
+  /** The sampled fraction for the `traceidratio` samplers. */
+  readonly ratio: number;
+  /** The longest an attribute's string value may be, in characters. */
+  readonly attributeValueLengthLimit: number;
+  /** Takes each span as it ends. */
+  readonly ended: (span: RecordedSpan) => void;
+}
+
+/** The recorder: the API object and the tracer to give the tracing feature. */
+export interface SpanRecorder {
+  readonly api: OtelApi;
+  readonly tracer: OtelTracer;
+}
+
+/** A context: the active span or the caller's, when there is one. */
+interface Context extends OtelContext {
+  readonly span: OtelSpan | undefined;
+}
+
+/** Creates a recorder. */
+export function createSpanRecorder(options: RecorderOptions): SpanRecorder {
+  const storage = new AsyncLocalStorage<Context>();
+  const root = contextOf(undefined);
+  const sampled = samplerOf(options.sampler, options.ratio);
+  const { attributeValueLengthLimit: limit, ended } = options;
+  const tracer: OtelTracer = {
+    startSpan(name, spanOptions, context) {
+      const parent = (context as Context | undefined)?.span?.spanContext();
+      const traceId = parent === undefined ? randomHex(16) : parent.traceId;
+      const spanId = randomHex(8);
+      const traceState = parent?.traceState;
+      if (!sampled(parent, traceId)) return new Unrecorded({ traceId, spanId, traceFlags: 0, ...(traceState === undefined ? {} : { traceState }) });
+      return new Recording(traceId, spanId, parent, name, spanOptions, limit, ended);
+    },
+  };
+  const api: OtelApi = {
+    context: {
+      active: () => storage.getStore() ?? root,
+      with: (context, fn, thisArg, ...args) => (thisArg === undefined ? storage.run(context as Context, fn, ...args) : storage.run(context as Context, () => fn.apply(thisArg, args))),
+    },
+    trace: {
+      getTracer: () => tracer,
+      getSpan: (context) => (context as Context).span,
+      setSpan: (_context, span) => contextOf(span),
+      setSpanContext: (_context, spanContext) => contextOf(new Unrecorded(spanContext)),
+    },
+    // The feature hands over a `tracestate` it has already checked and normalised.
+    createTraceState: (raw = "") => ({ serialize: () => raw }),
+  };
+  return { api, tracer };
+}
+
+function contextOf(span: OtelSpan | undefined): Context {
+  return new SpanHolder(span);
+}
+
+// A class, not an object with a closure: a context is made per span, and the bundles name every closure made.
+/** A context holding a span, under any key (only the span is ever asked for). */
+class SpanHolder implements Context {
+  readonly span: OtelSpan | undefined;
+  constructor(span: OtelSpan | undefined) {
+    this.span = span;
+  }
+  getValue(): OtelSpan | undefined {
+    return this.span;
+  }
+}
+
+// A class, not closures: one shape for every span and no functions made per span.
+/** A sampled span being recorded; on `end` it is handed to the queue. */
+class Recording implements OtelSpan, RecordedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly name: string;
+  readonly parentSpanId: string;
+  readonly parentRemote: boolean;
+  readonly traceState: OtelTraceState | undefined;
+  readonly kind: number;
+  readonly startMs: number = now();
+  endMs = 0;
+  attributes: OtelAttributes;
+  added: (string | OtelAttributeValue)[] = [];
+  statusCode = 0;
+  readonly limit: number;
+  readonly whenEnded: (span: RecordedSpan) => void;
+  #ended = false;
+  #context: OtelSpanContext | undefined;
+
+  constructor(traceId: string, spanId: string, parent: OtelSpanContext | undefined, name: string, options: OtelSpanOptions | undefined, limit: number, whenEnded: (span: RecordedSpan) => void) {
+    this.traceId = traceId;
+    this.spanId = spanId;
+    this.name = name;
+    this.limit = limit;
+    this.whenEnded = whenEnded;
+    this.parentSpanId = parent?.spanId ?? "";
+    this.parentRemote = parent?.isRemote === true;
+    this.traceState = parent?.traceState;
+    this.kind = options?.kind ?? 0;
+    this.attributes = cutAttributes(options?.attributes ?? {}, limit);
+  }
+
+  spanContext(): OtelSpanContext {
+    const { traceId, spanId, traceState } = this;
+    return (this.#context ??= { traceId, spanId, traceFlags: SAMPLED_FLAG, ...(traceState === undefined ? {} : { traceState }) });
+  }
+
+  isRecording(): boolean {
+    return !this.#ended;
+  }
+
+  setAttribute(key: string, value: OtelAttributeValue): this {
+    if (this.#ended) return this;
+    const kept = typeof value === "string" && value.length > this.limit ? copiedPrefix(value, this.limit) : value;
+    // A key set again replaces its value, as the API says: copied from the start's object, never written into it.
+    if (Object.hasOwn(this.attributes, key)) this.attributes = { ...this.attributes, [key]: kept };
+    else {
+      let at = 0;
+      while (at < this.added.length && this.added[at] !== key) at += 2;
+      this.added[at] = key;
+      this.added[at + 1] = kept;
+    }
+    return this;
+  }
+
+  setStatus(status: { code: number }): this {
+    if (!this.#ended) this.statusCode = status.code;
+    return this;
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.endMs = now();
+    this.whenEnded(this);
+  }
+}
+
+/** A span the sampler dropped, or the caller's: ids only, nothing kept. */
+class Unrecorded implements OtelSpan {
+  readonly context: OtelSpanContext;
+  constructor(context: OtelSpanContext) {
+    this.context = context;
+  }
+  spanContext(): OtelSpanContext {
+    return this.context;
+  }
+  isRecording(): boolean {
+    return false;
+  }
+  setAttribute(): this {
+    return this;
+  }
+  setStatus(): this {
+    return this;
+  }
+  end(): void {}
+}
+
+/** Milliseconds since `performance.timeOrigin`: monotonic within the process, the SDK's clock too. */
+function now(): number {
+  return performance.now();
+}
+
+/** `attributes` itself unless a string in it is longer than `limit`; then a copy with those cut. */
+function cutAttributes(attributes: OtelAttributes, limit: number): OtelAttributes {
+  let long = false;
+  for (const key in attributes) long ||= typeof attributes[key] === "string" && attributes[key].length > limit;
+  if (!long) return attributes;
+  const cut: Record<string, OtelAttributeValue> = {};
+  for (const key in attributes) {
+    const value = attributes[key]!;
+    cut[key] = typeof value === "string" && value.length > limit ? copiedPrefix(value, limit) : value;
+  }
+  return cut;
+}
+
+/**
+ * The first `length` characters of `text` as a new string, not a view into `text` (a surrogate pair
+ * cut in two ends in U+FFFD, as OTLP would send it): `slice` keeps the whole value alive behind the
+ * cut on every engine, and a 14 KB `User-Agent` stayed whole in the span queue (bench/RESULTS.md).
+ */
+function copiedPrefix(text: string, length: number): string {
+  return new TextDecoder().decode(new TextEncoder().encode(text.slice(0, length)));
+}
+
+type Sampled = (parent: OtelSpanContext | undefined, traceId: string) => boolean;
+
+/** The sampler `OTEL_TRACES_SAMPLER` names, deciding as the SDK's does. */
+function samplerOf(name: SamplerName, ratio: number): Sampled {
+  const rootName = name.replace("parentbased_", "");
+  const root: Sampled = rootName === "always_on" ? () => true : rootName === "always_off" ? () => false : ratioSampler(ratio);
+  // A parent's decision, remote or local, is followed; only a root span asks the root sampler.
+  return name.startsWith("parentbased_") ? (parent, traceId) => (parent === undefined ? root(parent, traceId) : (parent.traceFlags & SAMPLED_FLAG) !== 0) : root;
+}
+
+/** The SDK's `TraceIdRatioBasedSampler`: the trace id's four 32-bit words XORed, under `ratio` of 2^32. */
+function ratioSampler(ratio: number): Sampled {
+  const bound = ratio === 1 ? 2 ** 32 : Math.floor(ratio * 0xffffffff);
+  return (_parent, traceId) => {
+    let accumulated = 0;
+    for (let at = 0; at < 32; at += 8) accumulated = (accumulated ^ Number.parseInt(traceId.slice(at, at + 8), 16)) >>> 0;
+    return accumulated < bound;
+  };
+}
+
+const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+// Random bytes drawn 4 KiB at a time: one `getRandomValues` call per some 170 requests.
+const pool = new Uint8Array(4096);
+let taken = pool.length;
+
+/** `bytes` random bytes as lowercase hex, never all zero (an invalid id). */
+function randomHex(bytes: number): string {
+  if (taken + bytes > pool.length) {
+    crypto.getRandomValues(pool);
+    taken = 0;
+  }
+  let hex = "";
+  let any = 0;
+  for (const end = taken + bytes; taken < end; taken++) {
+    any |= pool[taken]!;
+    hex += HEX_BYTES[pool[taken]!];
+  }
+  return any === 0 ? `${hex.slice(0, -1)}1` : hex;
+}
