@@ -15,13 +15,13 @@ import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
 import { forwardedForReader } from "./_internal/_forwarded.ts";
-import { isHostValue } from "./_internal/_host.ts";
+import { _lastSoundHostCheck } from "./_internal/_host.ts";
 import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
 import { createPetTexts } from "./_internal/_pet-texts.ts";
 import { plugAnswer, plugHeaders, plugStepsOf, refuseUnknownOptions } from "./_internal/_plug-checks.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_internal/_request-target.ts";
-import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
+import { createRouteHeaders, createRouteMatcher, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
@@ -74,6 +74,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard(tokenDigest);
   const originOf = createOriginResolver(options);
+  const isHostValue = _lastSoundHostCheck();
+  const routeHeaders = createRouteHeaders();
   const setup: PlugSetup = {
     basePath,
     keys,
