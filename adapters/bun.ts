@@ -46,7 +46,7 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: _sentAsIs(draining.handler, timeouts.idleSeconds),
+    fetch: withKeepAlive(withRestDropped(draining.handler), timeouts.idleSeconds),
   });
   // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
   // on its way: so only once draining has answered everything in flight and every client still
@@ -79,22 +79,6 @@ function bunIdleSeconds(idleSeconds: number): number {
 }
 
 /**
- * The app's answers as Bun sends them, in one layer: each announces the idle timeout where its
- * connection stays open (`keepAliveFor`), and a closing answer first reads the rest of a body the app
- * left unread (`dropUnread`). A request without a chunked body goes through no `async` function of
- * its own: `_sentAsIs` (measured in bench/RESULTS.md, issue 53).
- */
-function _sentAsIs(handler: Handler, idleSeconds: number): Handler {
-  const keepAlive = keepAliveFor(idleSeconds);
-  const chunked = withChunkedRestDropped(handler);
-  return (request, connection) => {
-    // Told from the headers first: a body with a length goes on as Bun made it, on Bun's own path.
-    if (request.headers.has("transfer-encoding") && request.body !== null) return chunked(request, connection).then((response) => keepAlive(request, response));
-    return handler(request, connection).then((response) => closes(response) ? dropUnread(request, response) : keepAlive(request, response));
-  };
-}
-
-/**
  * Announces the idle timeout on every answer whose connection stays open, as Node's server does:
  * Node's HTTP client then drops an idle socket a second before the server would, instead of
  * sending a request on a socket the server is closing (`socket hang up`). Bun sends no such field.
@@ -102,9 +86,12 @@ function _sentAsIs(handler: Handler, idleSeconds: number): Handler {
  * lacking `Host` (Bun refuses an HTTP/1.1 request without one): an HTTP/1.0 request naming its
  * `Host` cannot be told apart, and gets the field (docs/decisions.md, "Hostile input").
  */
-function keepAliveFor(idleSeconds: number): (request: Request, response: Response) => Response {
-  const field = Object.freeze({ "keep-alive": `timeout=${idleSeconds}` });
-  return (request, response) => !closes(response) && !closes(request) && request.headers.has("host") ? setHeaders(response, field) : response;
+function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
+  const keepAlive = `timeout=${idleSeconds}`;
+  return async (request, connection) => {
+    const response = await handler(request, connection);
+    return !closes(request) && !closes(response) && request.headers.has("host") ? setHeaders(response, { "keep-alive": keepAlive }) : response;
+  };
 }
 
 /** Whether a message asks for its connection to be closed after this exchange. */
@@ -113,24 +100,22 @@ function closes(message: Request | Response): boolean {
 }
 
 /**
- * A closing answer, once the rest of a body the app left unread (an upload over the limit, answered
- * 413 with `Connection: close`) is read and dropped, for up to `UNREAD_BODY_WAIT_MS`: Bun closes the
- * connection at once after such an answer, and with the rest unread the kernel resets it, losing the
- * answer for a client still sending (RFC 9112 §9.6). A body with a `Content-Length` is read from the
- * request after the answer, when the app did not read it.
+ * Reads and drops the rest of a body the app left unread (an upload over the limit, answered 413 with
+ * `Connection: close`) before a closing answer goes out, for up to `UNREAD_BODY_WAIT_MS`: Bun closes
+ * the connection at once after such an answer, and with the rest unread the kernel resets it, losing
+ * the answer for a client still sending (RFC 9112 §9.6). A body with a `Content-Length` is read from
+ * the request after the answer, when the app did not read it; a chunked one goes to the app through a
+ * stream of its own, since a stream the app stopped reading cannot be read on by another reader.
  */
-async function dropUnread(request: Request, response: Response): Promise<Response> {
-  const rest = request.bodyUsed ? null : request.body;
-  if (rest !== null && !rest.locked) await dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS);
-  return response;
-}
-
-/**
- * `dropUnread` for a chunked body: it goes to the app through a stream of its own, since a stream
- * the app stopped reading cannot be read on by another reader.
- */
-function withChunkedRestDropped(handler: Handler): Handler {
+function withRestDropped(handler: Handler): Handler {
   return async (request, connection) => {
+    // Told from the headers first: a body with a length goes on as Bun made it, on Bun's own path.
+    if (!request.headers.has("transfer-encoding") || request.body === null) {
+      const response = await handler(request, connection);
+      const rest = closes(response) && !request.bodyUsed ? request.body : null;
+      if (rest !== null && !rest.locked) await dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS);
+      return response;
+    }
     let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
     let ended = false;
     const body = new ReadableStream<Uint8Array>({

@@ -33,14 +33,14 @@ export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
   const templates = routes.map((route) => ({ route, parts: route.path.split("/") }));
   return (method, path) => {
     const segments = path.split("/");
-    let others: Route[] | undefined;
+    const others: Route[] = [];
     for (const { route, parts } of templates) {
       const params = matchTemplate(parts, segments);
       if (params === undefined) continue;
       if (route.method === method) return { route, params };
-      (others ??= []).push(route);
+      others.push(route);
     }
-    return others === undefined ? undefined : { route: undefined, allow: allowHeader(others.map((route) => route.method)), routes: others };
+    return others.length === 0 ? undefined : { route: undefined, allow: allowHeader(others.map((route) => route.method)), routes: others };
   };
 }
 

@@ -6,12 +6,16 @@
 /** The parameters of `segments` (a path split at `/`) matched against a template's `parts`, e.g. `{ petId: "7" }`; `undefined` when they do not match. */
 export function matchTemplate(parts: readonly string[], segments: readonly string[]): Record<string, string> | undefined {
   if (parts.length !== segments.length) return undefined;
-  // Checked whole before a record is made: most templates a request is tried against miss.
+  const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i]!;
-    if (part.startsWith("{") ? segments[i] === "" : part !== segments[i]) return undefined;
+    const segment = segments[i]!;
+    if (part.startsWith("{")) {
+      if (segment === "") return undefined;
+      params[part.slice(1, -1)] = segment;
+    } else if (part !== segment) {
+      return undefined;
+    }
   }
-  const params: Record<string, string> = {};
-  for (let i = 0; i < parts.length; i++) if (parts[i]!.startsWith("{")) params[parts[i]!.slice(1, -1)] = segments[i]!;
   return params;
 }
