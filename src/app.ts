@@ -15,13 +15,13 @@ import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
 import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
 import { forwardedForReader } from "./_internal/_forwarded.ts";
-import { isHostValue } from "./_internal/_host.ts";
+import { _lastSoundHostCheck } from "./_internal/_host.ts";
 import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
 import { createPetTexts } from "./_internal/_pet-texts.ts";
 import { plugAnswer, plugHeaders, plugStepsOf, refuseUnknownOptions } from "./_internal/_plug-checks.ts";
 import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_internal/_request-target.ts";
-import { createRouteMatcher, routeHeaders, ROUTES } from "./routes.ts";
+import { createRouteHeaders, createRouteMatcher, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
@@ -74,6 +74,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const texts = createPetTexts();
   const idempotency = createIdempotencyGuard(tokenDigest);
   const originOf = createOriginResolver(options);
+  const isHostValue = _lastSoundHostCheck();
+  const routeHeaders = createRouteHeaders();
   const setup: PlugSetup = {
     basePath,
     keys,
@@ -91,12 +93,15 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   // Every early step, then every late one: one list, asked in order.
   const steps: readonly PlugStep[] = [...plugs.flatMap((plug) => plug.early ?? []), ...plugs.flatMap((plug) => plug.late ?? [])];
   reporting = plugs.filter((plug) => plug.report !== undefined);
+  const basePrefix = `${basePath}/`;
 
   async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
-    // The headers every answer of this request carries, the 500 included, collected from the plugs and the route.
-    const carried = { headers: NO_HEADERS };
+    const carried: Carried = { headers: NO_HEADERS, context: undefined };
     try {
-      const response = await respond(request, connection, carried);
+      const answered = await respond(request, connection, carried);
+      // An answer the handler made some other way gets the route's headers here.
+      const { context } = carried;
+      const response = context === undefined || carried.headers === NO_HEADERS || context.madeHere(answered) ? answered : withHeaders(answered, carried.headers);
       // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
@@ -109,7 +114,9 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     }
   }
 
-  async function respond(request: Request, connection: ConnectionInfo | undefined, carried: { headers: Readonly<Record<string, string>> }): Promise<Response> {
+  // `respond` and `dispatch` are not async: a request's answer is awaited once, in `fetch`, and a
+  // request goes through two promises fewer: `_awaitedOnce` (measured in bench/RESULTS.md, issue 53).
+  function respond(request: Request, connection: ConnectionInfo | undefined, carried: Carried): Response | Promise<Response> {
     const target = splitUrl(request.url);
     const path = target?.path ?? "";
     // The plugs first: the headers every answer carries, then the steps; the first answer ends the
@@ -121,7 +128,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     for (const step of steps) {
       const outcome = step(request, path, connection);
       if (outcome === undefined) continue;
-      if (outcome.answer !== undefined) return withHeaders(plugAnswer(await outcome.answer), carried.headers);
+      if (outcome.answer !== undefined) return Promise.resolve(outcome.answer).then((answer) => withHeaders(plugAnswer(answer), carried.headers));
       carried.headers = joinHeaders(carried.headers, plugHeaders(outcome.headers));
     }
     const host = request.headers.get("host");
@@ -131,34 +138,33 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
       return errorResponse("invalid_header", `Cannot answer ${request.method}: "Host" must be a host name or IP address with an optional port, got ${JSON.stringify(host)}`, carried.headers);
     }
     if (target === undefined) return errorResponse("not_found", `Cannot find ${JSON.stringify(request.url)}: not an http URL`, carried.headers);
-    if (!target.path.startsWith(`${basePath}/`)) {
-      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePath}/`, carried.headers);
+    if (!target.path.startsWith(basePrefix)) {
+      return errorResponse("not_found", `Cannot find ${target.path}: the API is served under ${basePrefix}`, carried.headers);
     }
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const baseUrl = originOf(request.headers, target.origin) + basePath;
     carried.headers = joinHeaders(carried.headers, routeHeaders(match, baseUrl));
-    return await dispatch(request, match, target, baseUrl, carried.headers);
+    return dispatch(request, match, target, baseUrl, carried);
   }
 
   /**
    * The key is checked before routing, so an unknown path or method without a key answers 401; its
    * scope once the operation is known, so a read-only key's write answers 403 (a 404 or 405 first).
    */
-  async function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Readonly<Record<string, string>>): Promise<Response> {
+  function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Carried): Response | Promise<Response> {
+    const headers = carried.headers;
     const check = match?.route?.public ? undefined : keys.keyOf(request);
-    if (check !== undefined && check.outcome !== "valid") return unauthorized(check, realm, carried);
-    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, carried);
+    if (check !== undefined && check.outcome !== "valid") return unauthorized(check, realm, headers);
+    if (match === undefined) return errorResponse("not_found", `Cannot ${request.method} ${target.path}: no such resource`, headers);
     if (match.route === undefined) {
       const { allow } = match;
-      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...carried, allow });
+      return errorResponse("method_not_allowed", `Cannot ${request.method} ${target.path}: allowed methods are ${allow}`, { ...headers, allow });
     }
-    if (check !== undefined && !mayUse(check.key.scope, match.route.method)) return insufficientScope(request.method, target.path, realm, carried);
+    if (check !== undefined && !mayUse(check.key.scope, match.route.method)) return insufficientScope(request.method, target.path, realm, headers);
     const { store } = options;
-    const context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried, texts });
-    const response = await match.route.handler(context);
-    // An answer the handler made some other way gets the route's headers here.
-    return carried === NO_HEADERS || context.madeHere(response) ? response : withHeaders(response, carried);
+    carried.context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried: headers, texts });
+    return match.route.handler(carried.context);
   }
 
   /** The methods the routes answer at a path (for a CORS preflight); `undefined` where none does or one answers OPTIONS. */
@@ -169,6 +175,15 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   }
 
   return { fetch, onError };
+}
+
+/**
+ * What a request's answer carries, collected as it is routed: the headers every answer carries, the 500
+ * included (the plugs' and the route's), and the context its handler was given, once it was.
+ */
+interface Carried {
+  headers: Readonly<Record<string, string>>;
+  context: Context | undefined;
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

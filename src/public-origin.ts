@@ -5,7 +5,7 @@
  */
 import type { TrustedProxyHeader } from "./_internal/_forwarded.ts";
 import { checkedTrustProxy, forwardedOrigin } from "./_internal/_forwarded.ts";
-import { isHostValue } from "./_internal/_host.ts";
+import { _lastSoundHostCheck } from "./_internal/_host.ts";
 
 /** Where the service's absolute URLs point. */
 export interface PublicOriginOptions {
@@ -38,6 +38,7 @@ export function createOriginResolver(options: PublicOriginOptions): OriginResolv
     if (problem !== undefined) throw new RangeError(`Cannot create app: publicUrl ${problem}, got "${publicUrl}"`);
     return () => publicUrl;
   }
+  const isHostValue = _lastSoundHostCheck();
   return (headers, urlOrigin) => {
     const scheme = urlOrigin.startsWith("https:") ? "https" : "http";
     const forwarded = trustProxy === false ? undefined : forwardedOrigin(headers, trustProxy, scheme);

@@ -50,14 +50,29 @@ export function createRouteMatcher(routes: readonly Route[]): RouteMatcher {
  * `Sunset` speak of a path (RFC 9745, RFC 8594): it carries them when every route of the path is
  * deprecated alike, the path itself going away, and none once a route of it stays (docs/decisions.md).
  */
-export function routeHeaders(match: RouteMatch | undefined, baseUrl: string): Readonly<Record<string, string>> {
-  const deprecation = match === undefined ? undefined : match.route !== undefined ? match.route.deprecation : sharedDeprecation(match.routes);
-  if (deprecation === undefined) return NO_HEADERS;
-  return Object.freeze({
-    deprecation: deprecation.since,
-    sunset: deprecation.sunset,
-    link: `<${baseUrl}${deprecation.successor}>; rel="successor-version"`,
-  });
+export type RouteHeaders = (match: RouteMatch | undefined, baseUrl: string) => Readonly<Record<string, string>>;
+
+/**
+ * An app's `RouteHeaders`, remembering each deprecation's last record and the base URL it was made
+ * for: a server's requests share one base URL, so they share one frozen record, by which the tagged
+ * answer's headers (`_internal/_pet-texts.ts`) are then found by reference: `_lastRouteHeaders`
+ * (measured in bench/RESULTS.md, issue 53).
+ */
+export function createRouteHeaders(): RouteHeaders {
+  const _lastRouteHeaders = new WeakMap<Deprecation, { readonly baseUrl: string; readonly headers: Readonly<Record<string, string>> }>();
+  return (match, baseUrl) => {
+    const deprecation = match === undefined ? undefined : match.route !== undefined ? match.route.deprecation : sharedDeprecation(match.routes);
+    if (deprecation === undefined) return NO_HEADERS;
+    const last = _lastRouteHeaders.get(deprecation);
+    if (last?.baseUrl === baseUrl) return last.headers;
+    const headers = Object.freeze({
+      deprecation: deprecation.since,
+      sunset: deprecation.sunset,
+      link: `<${baseUrl}${deprecation.successor}>; rel="successor-version"`,
+    });
+    _lastRouteHeaders.set(deprecation, { baseUrl, headers });
+    return headers;
+  };
 }
 
 function sharedDeprecation(routes: readonly Route[]): Deprecation | undefined {

@@ -17,29 +17,42 @@ import { LazyHeaders } from "./lazy-headers.ts";
 // The Fetch API strips HTTP whitespace from a value's ends.
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
+// Frozen records found to need no change: lowercase token names, values already normal. A record
+// that cannot change need not be checked again, and is copied only once an answer's headers change:
+// the core's answers share a few (a pet's tagged headers, an error's), checked once each:
+// `_soundRecords` (measured in bench/RESULTS.md, issue 53).
+const _soundRecords = new WeakSet<Readonly<Record<string, string>>>();
+
 /** A `Headers` over a plain record of lowercase names, or `undefined` when `init` is not one. */
 export function recordHeaders(init: Record<string, string>): RecordHeaders | undefined {
+  if (_soundRecords.has(init)) return new RecordHeaders(init, true);
   const record: Record<string, string> = {};
+  let unchanged = true;
   for (const name of Object.keys(init)) {
     // Names that need lowering or joining, or a Set-Cookie, are left to a real Headers.
     if (!TOKEN.test(name) || name !== name.toLowerCase() || name === "set-cookie") return undefined;
     record[name] = checkedValue(init[name]!);
+    unchanged &&= record[name] === init[name];
   }
-  return new RecordHeaders(record);
+  if (unchanged && Object.isFrozen(init)) _soundRecords.add(init);
+  return new RecordHeaders(record, false);
 }
 
 /** Headers kept in a plain record until something other than get, has, set or delete is asked of them. */
 export class RecordHeaders extends LazyHeaders {
   #record: Record<string, string> | undefined;
+  /** Whether the record is a frozen one of `_soundRecords`, shared with other answers until a header changes. */
+  #shared: boolean;
   #real: Headers | undefined;
 
-  constructor(record: Record<string, string>) {
+  constructor(record: Readonly<Record<string, string>>, shared: boolean) {
     super();
     this.#record = record;
+    this.#shared = shared;
   }
 
-  /** The headers as a record of lowercase names for Node, or `undefined` once a real `Headers` holds them. */
-  toRecord(): Record<string, string> | undefined {
+  /** The headers as a record of lowercase names for Node to copy (it may be frozen), or `undefined` once a real `Headers` holds them. */
+  toRecord(): Readonly<Record<string, string>> | undefined {
     return this.#record;
   }
 
@@ -59,13 +72,22 @@ export class RecordHeaders extends LazyHeaders {
   set(name: string, value: string): void {
     const key = checkedName(name);
     if (this.#record === undefined || key === "set-cookie") return this.real().set(name, value);
-    this.#record[key] = checkedValue(value);
+    this.#owned()[key] = checkedValue(value);
   }
 
   /** Removes a header. */
   delete(name: string): void {
     if (this.#record === undefined) return this.real().delete(name);
-    delete this.#record[checkedName(name)];
+    delete this.#owned()[checkedName(name)];
+  }
+
+  /** The record, copied first when it is shared. */
+  #owned(): Record<string, string> {
+    if (this.#shared) {
+      this.#record = Object.assign({}, this.#record);
+      this.#shared = false;
+    }
+    return this.#record!;
   }
 
   protected override real(): Headers {

@@ -16,7 +16,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ConnectionInfo } from "../../src/mod.ts";
 import type { Refusable } from "../../src/validation.ts";
 import { errorResponse } from "../../src/errors.ts";
-import { isHostValue } from "../../src/_internal/_host.ts";
+import { _lastSoundHostCheck } from "../../src/_internal/_host.ts";
 import { urlHost } from "../_serve.ts";
 import type { BodyStream } from "./request-body.ts";
 import { hasBody, incomingStream, readWhole, spentStream, watchedStream } from "./request-body.ts";
@@ -299,6 +299,9 @@ function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse, readB
   }
   return new Request(absoluteUrl(incoming), init);
 }
+
+// The last Host found sound, as the app remembers its own (`_lastSoundHostCheck`).
+const isHostValue = _lastSoundHostCheck();
 
 /** The request's absolute URL, its origin from a well-formed Host header or else the socket's own address. */
 function absoluteUrl(incoming: IncomingMessage): string {

@@ -13,3 +13,18 @@ export function isHostValue(value: string): boolean {
   // A port past 65535 would make every URL written with it invalid (`new URL` refuses it).
   return match !== null && Number(match[1]?.slice(1) ?? match[2]?.slice(1) ?? 0) <= 65535;
 }
+
+/**
+ * `isHostValue` remembering the last value it found sound: a server's requests name one host, checked
+ * twice each (the `Host` header and the URL's origin), so most checks are one comparison:
+ * `_lastSoundHostCheck` (measured in bench/RESULTS.md, issue 53). It holds a string, which no answer can change.
+ */
+export function _lastSoundHostCheck(): (value: string) => boolean {
+  let last: string | undefined;
+  return (value) => {
+    if (value === last) return true;
+    const sound = isHostValue(value);
+    if (sound) last = value;
+    return sound;
+  };
+}
