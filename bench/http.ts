@@ -283,7 +283,7 @@ const report = [
   "",
   ...table,
   "",
-  "Traced ÷ untraced, every request sampled (the same SDK, sampler and OTLP sink for all; each peer traced by its own package):",
+  "Traced ÷ untraced, every request sampled (the same sampler, batch size and OTLP sink for all; each peer traced by its own package on the OpenTelemetry SDK, the project by its own recorder):",
   "",
   ...tracedTable,
   "",
@@ -304,6 +304,6 @@ if (FULL_RUN) {
     "Requests/s, medians; each ratio with the lowest–highest ratio of a single round. `sold-1k`/`sold-1M`: the list of",
     "one status with 1,000 / 1,000,000 pets; `create-c64`: creates from 64 connections; file store: the durable JSON file.",
   ];
-  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), [...caption, "", ...pageTable, "", "Traced ÷ untraced, every request sampled (`@hono/otel`, `@elysiajs/opentelemetry`, `@fastify/otel` on the same SDK, sampler and OTLP sink as the project's):", "", ...tracedTable].join("\n")));
+  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), [...caption, "", ...pageTable, "", "Traced ÷ untraced, every request sampled (`@hono/otel`, `@elysiajs/opentelemetry`, `@fastify/otel` on the OpenTelemetry SDK; the project's own recorder, which writes the SDK's protobuf byte for byte; one sampler, batch size and OTLP sink for all):", "", ...tracedTable].join("\n")));
 }
 console.log(`\n${[...table, "", ...tracedTable, "", ...scale].join("\n")}`);
