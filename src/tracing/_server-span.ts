@@ -21,39 +21,17 @@ export interface SpanStart {
 const KNOWN_METHODS: readonly string[] = Object.freeze(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
 /**
- * The start of a request's span (`spanStartOf`), remembering the last request's, frozen: a run of the
- * same request (a poller, a page's list, a benchmark) skips the URL's split, the route's second match
- * and the attributes' building, since the start depends on the method, the URL and the `User-Agent`
- * alone. Measured in bench/RESULTS.md ("Traces, second pass").
+ * The span of a request to an app under `basePath`: named `GET /v1/pets/{petId}` by the route
+ * template it matches, or by its method alone when it matches none (a 404, a plug's path).
  */
-export function _lastSpanStart(matchRoute: RouteMatcher, basePath: string): (request: Request) => SpanStart {
-  let method = "";
-  let url = "";
-  let agent: string | null = null;
-  let last: SpanStart | undefined;
-  return (request) => {
-    const requestAgent = request.headers.get("user-agent");
-    if (last !== undefined && request.url === url && request.method === method && requestAgent === agent) return last;
-    ({ method, url } = request);
-    agent = requestAgent;
-    const start = spanStartOf(method, url, agent, matchRoute, basePath);
-    Object.freeze(start.attributes);
-    return (last = Object.freeze(start));
-  };
-}
-
-/**
- * The span of a request (its method, URL and `User-Agent`) to an app under `basePath`: named
- * `GET /v1/pets/{petId}` by the route template it matches, or by its method alone when it matches
- * none (a 404, a plug's path).
- */
-function spanStartOf(requestMethod: string, url: string, agent: string | null, matchRoute: RouteMatcher, basePath: string): SpanStart {
-  const method = KNOWN_METHODS.includes(requestMethod) ? requestMethod : "_OTHER";
-  const target = splitUrl(url);
+export function serverSpanStart(request: Request, matchRoute: RouteMatcher, basePath: string): SpanStart {
+  const method = KNOWN_METHODS.includes(request.method) ? request.method : "_OTHER";
+  const target = splitUrl(request.url);
   const attributes: Record<string, string | number> = { "http.request.method": method };
-  const route = target === undefined ? undefined : routeOf(requestMethod, target.path, matchRoute, basePath);
+  const route = target === undefined ? undefined : routeOf(request.method, target.path, matchRoute, basePath);
   if (route !== undefined) attributes["http.route"] = route;
   if (target !== undefined && target.origin !== "") Object.assign(attributes, serverAttributes(target.origin));
+  const agent = request.headers.get("user-agent");
   if (agent !== null) attributes["user_agent.original"] = agent;
   const name = method === "_OTHER" ? "HTTP" : route === undefined ? method : `${method} ${route}`;
   return { name, attributes };
