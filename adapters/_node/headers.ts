@@ -18,7 +18,7 @@ import { LazyHeaders } from "./lazy-headers.ts";
 const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 
 // Frozen records found to need no change: lowercase token names, values already normal. A record
-// that cannot change need not be checked again, and is copied only once an answer's headers change:
+// that cannot change need not be checked again, and is copied only when the answer is written or a header deleted:
 // the core's answers share a few (a pet's tagged headers, an error's), checked once each:
 // `_soundRecords` (measured in bench/RESULTS.md, issue 53).
 const _soundRecords = new WeakSet<Readonly<Record<string, string>>>();
@@ -41,9 +41,9 @@ export function recordHeaders(init: Record<string, string>): RecordHeaders | und
 /** Headers kept in a plain record until something other than get, has, set or delete is asked of them. */
 export class RecordHeaders extends LazyHeaders {
   #record: Record<string, string> | undefined;
-  /** Whether the record is a frozen one of `_soundRecords`, shared with other answers until a header changes. */
+  /** Whether the record is a frozen one of `_soundRecords`, shared with other answers until a header is deleted. */
   #shared: boolean;
-  /** Headers set while the record is shared, kept beside it rather than in a copy of it: `_added`. */
+  /** Headers set while the record is shared (the access log's `X-Request-Id`), kept beside it rather than in a copy: measured in bench/RESULTS.md, "X-Request-Id written by the adapters". */
   #added: Record<string, string> | undefined;
   #real: Headers | undefined;
 
@@ -75,7 +75,6 @@ export class RecordHeaders extends LazyHeaders {
   set(name: string, value: string): void {
     const key = checkedName(name);
     if (this.#record === undefined || key === "set-cookie") return this.real().set(name, value);
-    // On a shared record (the core's answers), the access log's `X-Request-Id`: one entry beside it, no copy.
     if (this.#shared) (this.#added ??= {})[key] = checkedValue(value);
     else this.#record[key] = checkedValue(value);
   }
