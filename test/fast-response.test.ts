@@ -42,6 +42,27 @@ describe("FastResponse, the Node adapter's Response", () => {
     expect(response.toNodeParts()?.headers).toEqual({ "x-a": "1", "x-c": "3" });
   });
 
+  test("headers set on answers made from one frozen record (the core's) are each answer's own, and read, listed and deleted as any", () => {
+    const shared = Object.freeze({ "content-type": "application/json", etag: '"a"' });
+    const first = make("x", { headers: shared });
+    const second = make("x", { headers: shared });
+    first.headers.set("X-Request-Id", " one\t");
+    first.headers.set("etag", '"b"');
+    second.headers.set("x-request-id", "two");
+    expect(first.headers.get("x-request-id")).toBe("one");
+    expect(first.headers.has("ETag")).toBe(true);
+    expect(first.toNodeParts()?.headers).toEqual({ "content-type": "application/json", etag: '"b"', "x-request-id": "one" });
+    expect(second.toNodeParts()?.headers).toEqual({ "content-type": "application/json", etag: '"a"', "x-request-id": "two" });
+    expect(make("x", { headers: shared }).toNodeParts()?.headers).toEqual(shared);
+    second.headers.delete("x-request-id");
+    second.headers.delete("etag");
+    expect([...second.headers]).toEqual([["content-type", "application/json"]]);
+    const listed = make("x", { headers: shared });
+    listed.headers.set("x-request-id", "three");
+    expect([...listed.headers]).toEqual([["content-type", "application/json"], ["etag", '"a"'], ["x-request-id", "three"]]);
+    expect(shared).toEqual({ "content-type": "application/json", etag: '"a"' });
+  });
+
   test("a header value holding a line break is refused with a TypeError, as Headers refuses it", () => {
     const response = make("x", { headers: { "x-a": "1" } });
     expect(() => response.headers.set("x-b", "1\r\nx-c: 2")).toThrow(TypeError);

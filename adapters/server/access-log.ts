@@ -14,7 +14,8 @@
  * answer is kept, and the lines made and written together, 64 at a time or every 10 ms (see
  * `_batch.ts`), as one string, the time formatted once a second and the numbers written from tables
  * (`_log-numbers.ts`). `X-Request-Id` is set on the answer here: given through a plug, in the record the
- * core makes each answer from, it made every answer slower (`bench/RESULTS.md`, "Issue 53, second round").
+ * core makes each answer from, it made every answer slower (`bench/RESULTS.md`, "Issue 53, second round");
+ * set here, the Node adapter keeps it beside the core's shared header record, copied once as it writes.
  */
 import type { App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
