@@ -23,7 +23,8 @@ export function millisecondsText(ms: number): string {
   return `${whole}${FRACTIONS[micros - whole * 1000]}`;
 }
 
-const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
+/** Each byte's two lowercase hex digits, by its value: the log's ids and the span recorder's. */
+export const HEX_PAIRS: readonly string[] = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /** A counter from 1 as lowercase hex, 12 digits at least: `(++count).toString(16).padStart(12, "0")`. */
 export function createHexCounter(): () => string {

@@ -14,6 +14,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { OtelApi, OtelAttributes, OtelAttributeValue, OtelContext, OtelSpan, OtelSpanContext, OtelSpanOptions, OtelTracer, OtelTraceState } from "../../src/tracing/mod.ts";
 import type { SamplerName } from "./trace-settings.ts";
 import { SAMPLED_FLAG } from "../../src/tracing/mod.ts";
+import { HEX_PAIRS } from "./_log-numbers.ts";
 
 /** A span as recorded, ended, waiting for the export: what the encoders read. */
 export interface RecordedSpan {
@@ -246,7 +247,6 @@ function ratioSampler(ratio: number): Sampled {
   };
 }
 
-const HEX_BYTES = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 // Random bytes drawn 4 KiB at a time: one `getRandomValues` call per some 170 requests.
 const pool = new Uint8Array(4096);
 let taken = pool.length;
@@ -261,7 +261,7 @@ function randomHex(bytes: number): string {
   let any = 0;
   for (const end = taken + bytes; taken < end; taken++) {
     any |= pool[taken]!;
-    hex += HEX_BYTES[pool[taken]!];
+    hex += HEX_PAIRS[pool[taken]!];
   }
   return any === 0 ? `${hex.slice(0, -1)}1` : hex;
 }
