@@ -15,14 +15,15 @@
  * Every adapter hands the app's answers on through here, so here an answer that is not a `Response`
  * (a wrap that forgot to return one) becomes the one 500, reported once, on every runtime.
  */
-import type { Handler } from "../src/mod.ts";
+import type { _Answer, _AnswerNow } from "../src/_internal/_answer-now.ts";
 import { errorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
 import { splitUrl } from "../src/_internal/_request-target.ts";
 
 /** A handler that counts the requests in flight, and the way to stop it. */
 export interface Draining {
-  readonly handler: Handler;
+  /** The handler's answer: now where the handler answered now (`_answerNow`), else a promise. */
+  readonly handler: _AnswerNow;
   /**
    * Stops taking requests, holding each new one; resolves `"answered"` once every request in flight
    * is answered and none has arrived for a moment, or `"overdue"` when some are still in flight at
@@ -55,25 +56,26 @@ const IN_FLIGHT_WAIT_LIMIT_MS = 3000;
 
 const POLL_MS = 20;
 
-/** Wraps a handler so that it can be drained. */
-export function createDraining(handler: Handler): Draining {
+/** Wraps a handler (an app's `fetch`, or its `_answerNow`) so that it can be drained. */
+export function createDraining(handler: _AnswerNow): Draining {
   let inFlight = 0;
   let held = 0;
   let closing = false;
   let lastActivity = 0;
   let release = () => {};
   const released = new Promise<void>((done) => (release = done));
-  const wrapped: Handler = async (request, connection) => {
-    if (closing) {
-      lastActivity = Date.now();
-      held++;
-      await released;
-      held--;
-      return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
-    }
-    inFlight++;
+  const hold = async (): Promise<Response> => {
+    lastActivity = Date.now();
+    held++;
+    await released;
+    held--;
+    return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
+  };
+  // The answer as it goes out (a rejection thrown on), once the request no longer counts as in flight.
+  const out = (request: Request, answer: unknown, rejected = false): Response => {
     try {
-      const response = checkedAnswer(request, await handler(request, connection));
+      if (rejected) throw answer;
+      const response = checkedAnswer(request, answer);
       // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
       return closing ? setHeaders(response, { connection: "close" }) : response;
     } finally {
@@ -82,6 +84,20 @@ export function createDraining(handler: Handler): Draining {
       // its client's next request: measuring quiet from the last arrival alone closed the server under it.
       if (closing) lastActivity = Date.now();
     }
+  };
+  const wrapped: _AnswerNow = (request, connection) => {
+    if (closing) return hold();
+    inFlight++;
+    let answer: _Answer;
+    try {
+      answer = handler(request, connection);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    // `_answerNow`: an answer the app gave now goes out now, with no promise, so the runtime sends it
+    // in the same turn (bench/RESULTS.md, issue 53, third round). Anything else is refused as before.
+    if (!(answer instanceof Promise) && isAnswer(answer)) return out(request, answer);
+    return Promise.resolve(answer).then((response) => out(request, response), (error: unknown) => out(request, error, true));
   };
   const drain = async (): Promise<"answered" | "overdue"> => {
     closing = true;
@@ -100,14 +116,18 @@ export function createDraining(handler: Handler): Draining {
   return { handler: wrapped, drain, release: () => release(), settled };
 }
 
+/** Whether an answer is a `Response`: duck-typed, since on Node it may be a `FastResponse` or a native one. */
+function isAnswer(answer: unknown): answer is Response {
+  const candidate = answer as Partial<Response> | null | undefined;
+  return typeof candidate?.status === "number" && typeof candidate.headers?.get === "function";
+}
+
 /**
  * The app's answer, or a `TypeError` for the adapter to answer 500 and report: a string or `undefined`
  * handed on would be sent by Bun as an empty 204 when the connection closes after it, unreported.
  */
 function checkedAnswer(request: Request, answer: unknown): Response {
-  // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`.
-  const candidate = answer as Partial<Response> | null | undefined;
-  if (typeof candidate?.status === "number" && typeof candidate.headers?.get === "function") return answer as Response;
+  if (isAnswer(answer)) return answer;
   // Bun's URL of an HTTP/1.0 request without `Host` is its path alone.
   throw new TypeError(`The app answered ${request.method} ${splitUrl(request.url)?.path ?? "?"} with ${answer === null ? "null" : typeof answer}, not a Response`);
 }

@@ -6,6 +6,8 @@ import type { Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
+import type { _AnswerNow } from "../src/_internal/_answer-now.ts";
+import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 
@@ -29,7 +31,7 @@ const BUN_MAX_IDLE_SECONDS = 255;
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
-  const draining = createDraining(app.fetch);
+  const draining = createDraining(_answerNowOf(app));
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
@@ -107,7 +109,7 @@ function closes(message: Request | Response): boolean {
  * the request after the answer, when the app did not read it; a chunked one goes to the app through a
  * stream of its own, since a stream the app stopped reading cannot be read on by another reader.
  */
-function withRestDropped(handler: Handler): Handler {
+function withRestDropped(handler: _AnswerNow): Handler {
   return async (request, connection) => {
     // Told from the headers first: a body with a length goes on as Bun made it, on Bun's own path.
     if (!request.headers.has("transfer-encoding") || request.body === null) {
