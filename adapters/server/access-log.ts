@@ -139,14 +139,16 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
       const requestId = given !== null && CLIENT_REQUEST_ID.test(given) ? given : nextId();
       ids.set(request, requestId);
       const answered = answer(request, connection);
-      const note = (response: Response) => {
-        const declared = declaredLength(response);
-        if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
-        return noted(request, response, requestId, started, declared);
-      };
-      return answered instanceof Promise ? answered.then(note) : note(answered);
+      return answered instanceof Promise ? answered.then((response) => sized(request, response, requestId, started)) : sized(request, answered, requestId, started);
     }
     return _appAnsweringNow(answerNow, app.onError);
+  }
+
+  /** `response` noted with the length of its body: the one it declares, or, where it declares none, read. */
+  function sized(request: Request, response: Response, requestId: string, started: number): Response | Promise<Response> {
+    const declared = declaredLength(response);
+    if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
+    return noted(request, response, requestId, started, declared);
   }
 
   /** `response` with its `X-Request-Id`, and noted for the log. */
