@@ -13,7 +13,9 @@ import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { _readNow } from "../src/_internal/stores.ts";
 import { createAccessLog } from "../adapters/server/access-log.ts";
 import { createDraining } from "../adapters/_draining.ts";
+import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { AUTH, createPets, testApp } from "./helpers.ts";
+import { tempDataFile } from "./temp.ts";
 
 /** A request to the test apps, authenticated unless told otherwise. */
 function request(path: string, init: RequestInit = {}): Request {
@@ -62,6 +64,21 @@ describe("an answer now", () => {
       expect(await partsOf(now as Response)).toEqual(await partsOf(await promised));
     });
   }
+
+  test("the JSON-file store's reads answer now too (its pets are in memory), as its fetch answers, a create written first", async () => {
+    const store = await openJsonFileStore(tempDataFile(), { logger: { info: () => {}, warn: () => {} } });
+    try {
+      const app = await appWithPets(store);
+      for (const [, sent, status] of READS.slice(0, 5)) {
+        const now = _answerNowOf(app)(sent.clone());
+        expect(now).toBeInstanceOf(Response);
+        expect((now as Response).status).toBe(status);
+        expect(await partsOf(now as Response)).toEqual(await partsOf(await app.fetch(sent.clone())));
+      }
+    } finally {
+      await store.close();
+    }
+  });
 
   test("a create waits for its store, and a HEAD for its answer's body: both are promises, answered as fetch answers them", async () => {
     const app = await appWithPets();
