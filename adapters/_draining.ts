@@ -106,8 +106,6 @@ export function createDraining(handler: Handler): Draining {
  */
 function checkedAnswer(request: Request, answer: unknown): Response {
   // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`.
-  // A `Response` first, by class: reading `headers` makes them (a `Headers` on Bun, on Node a check of every value).
-  if (answer instanceof Response) return answer;
   const candidate = answer as Partial<Response> | null | undefined;
   if (typeof candidate?.status === "number" && typeof candidate.headers?.get === "function") return answer as Response;
   // Bun's URL of an HTTP/1.0 request without `Host` is its path alone.

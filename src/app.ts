@@ -7,7 +7,7 @@ import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
 import type { PetStore } from "./store.ts";
-import type { AnswerNote, App, ConnectionInfo, Plug, PlugHeaders, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
+import type { App, ConnectionInfo, Plug, PlugHeaders, PlugSetup, PlugStep, PlugSteps } from "./types.ts";
 import type { ApiKey, KeyList, KeyRing } from "./api-keys/mod.ts";
 import { keyRingOf, tokenDigest } from "./api-keys/mod.ts";
 import { insufficientScope, mayUse, unauthorized } from "./auth.ts";
@@ -95,12 +95,8 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   reporting = plugs.filter((plug) => plug.report !== undefined);
   const basePrefix = `${basePath}/`;
 
-  function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
-    return fetchNoted(request, connection, undefined);
-  }
-
-  async function fetchNoted(request: Request, connection: ConnectionInfo | undefined, note: AnswerNote | undefined): Promise<Response> {
-    const carried: Carried = { headers: NO_HEADERS, context: undefined, note };
+  async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    const carried: Carried = { headers: NO_HEADERS, context: undefined };
     try {
       const answered = await respond(request, connection, carried);
       // An answer the handler made some other way gets the route's headers here.
@@ -167,7 +163,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     }
     if (check !== undefined && !mayUse(check.key.scope, match.route.method)) return insufficientScope(request.method, target.path, realm, headers);
     const { store } = options;
-    carried.context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried: headers, texts, note: carried.note });
+    carried.context = new Context({ request, query: target.query, params: match.params, store, maxBodyBytes, baseUrl, idempotency, carried: headers, texts });
     return match.route.handler(carried.context);
   }
 
@@ -178,18 +174,16 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     return match === undefined || match.route !== undefined ? undefined : match.allow;
   }
 
-  return { fetch, onError, fetchNoted };
+  return { fetch, onError };
 }
 
 /**
  * What a request's answer carries, collected as it is routed: the headers every answer carries, the 500
- * included (the plugs' and the route's), the context its handler was given, once it was, and the note
- * a wrap gave for the answer its handler makes.
+ * included (the plugs' and the route's), and the context its handler was given, once it was.
  */
 interface Carried {
   headers: Readonly<Record<string, string>>;
   context: Context | undefined;
-  readonly note: AnswerNote | undefined;
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

@@ -11,11 +11,10 @@ import type { ErrorCode } from "./errors.ts";
 import type { IdempotencyGuard } from "./idempotency.ts";
 import type { Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
-import type { AnswerNote } from "./types.ts";
 import { ifNoneMatchHits, notModified } from "./etag.ts";
-import { ERROR_STATUS, errorJson } from "./errors.ts";
+import { errorResponse } from "./errors.ts";
 import { joinHeaders } from "./_internal/_header-records.ts";
-import { jsonHeaders } from "./_internal/_json-response.ts";
+import { jsonResponse } from "./_internal/_json-response.ts";
 
 /** What the app knows of a request before its handler runs. */
 export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
@@ -23,8 +22,6 @@ export interface ContextParts extends Pick<Context, "request" | "query" | "param
   readonly carried: Readonly<Record<string, string>>;
   /** The app's remembered texts, tags and tagged headers. */
   readonly texts: PetTexts;
-  /** A wrap's note for the answer (see `AnswerNote`), when it gave one. */
-  readonly note: AnswerNote | undefined;
 }
 
 /** Answers one matched request. */
@@ -45,7 +42,6 @@ export class Context {
   readonly idempotency: IdempotencyGuard;
   readonly #carried: Readonly<Record<string, string>>;
   readonly #texts: PetTexts;
-  readonly #note: AnswerNote | undefined;
   #made: Response | undefined;
 
   constructor(parts: ContextParts) {
@@ -58,18 +54,16 @@ export class Context {
     this.idempotency = parts.idempotency;
     this.#carried = parts.carried;
     this.#texts = parts.texts;
-    this.#note = parts.note;
   }
 
   /** An answer carrying JSON text. */
   json(status: number, text: string, headers?: Readonly<Record<string, string>>): Response {
-    return this.#answer(text, status, jsonHeaders(text, this.#merged(headers)));
+    return this.#mark(jsonResponse(status, text, this.#merged(headers)));
   }
 
   /** An answer carrying the error object for `code`. */
   error(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Response {
-    const text = errorJson(code, message);
-    return this.#answer(text, ERROR_STATUS[code], jsonHeaders(text, this.#merged(headers)));
+    return this.#mark(errorResponse(code, message, this.#merged(headers)));
   }
 
   /**
@@ -80,20 +74,20 @@ export class Context {
     const extra = this.#merged(headers);
     const tag = this.#texts.tag(text);
     if (!ifNoneMatchHits(this.request.headers.get("if-none-match"), tag)) {
-      return this.#answer(text, 200, this.#texts.taggedHeaders(text, extra));
+      return this.#mark(new Response(text, { status: 200, headers: this.#texts.taggedHeaders(text, extra) }));
     }
     return this.#mark(notModified(text, { ...extra, etag: tag }));
   }
 
   /** A 200 carrying JSON text without an `ETag` (a page that still grows); a 304 only for `If-None-Match: *`. */
   untagged(text: string): Response {
-    if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#answer(text, 200, jsonHeaders(text, this.#carried));
+    if (this.request.headers.get("if-none-match")?.trim() !== "*") return this.#mark(jsonResponse(200, text, this.#carried));
     return this.#mark(notModified(text, this.#carried));
   }
 
   /** An answer without a body (a 204), carrying the route's headers. */
   empty(status: number, headers?: Readonly<Record<string, string>>): Response {
-    return this.#answer(null, status, this.#merged(headers));
+    return this.#mark(new Response(null, { status, headers: this.#merged(headers) }));
   }
 
   /** The JSON text of a pet. */
@@ -109,19 +103,6 @@ export class Context {
   /** Whether `response` is the last answer made through this context. */
   madeHere(response: Response): boolean {
     return response === this.#made;
-  }
-
-  /**
-   * An answer with `headers` and then the note's, told to the note with its length: the one record
-   * each answer is made from, so a tagged 200 keeps its ready headers and the note costs one copy.
-   */
-  #answer(body: string | null, status: number, headers: Readonly<Record<string, string>>): Response {
-    const note = this.#note;
-    if (note === undefined) return this.#mark(new Response(body, { status, headers }));
-    const response = new Response(body, { status, headers: { ...headers, ...note.headers } });
-    note.answer = response;
-    note.bytes = Number(headers["content-length"] ?? 0);
-    return this.#mark(response);
   }
 
   #mark(response: Response): Response {

@@ -52,13 +52,9 @@ export function refusal(code: ErrorCode, message: string, headers?: Readonly<Rec
 
 /** Builds the error response for a code: the error object as JSON, with any extra headers. */
 export function errorResponse(code: ErrorCode, message: string, headers?: Readonly<Record<string, string>>): Response {
-  return jsonResponse(ERROR_STATUS[code], errorJson(code, message), headers);
-}
-
-/** The error object for a code as JSON text. */
-export function errorJson(code: ErrorCode, message: string): string {
-  const body: ErrorBody = { code, message, status: ERROR_STATUS[code] };
-  return JSON.stringify(body);
+  const status = ERROR_STATUS[code];
+  const body: ErrorBody = { code, message, status };
+  return jsonResponse(status, JSON.stringify(body), headers);
 }
 
 /** The answer to an unexpected error: a 500 error object that gives no details away. */

@@ -34,5 +34,5 @@ export type { ImportOptions, ImportSummary, MovedKey, MovedPet, MovingStore } fr
 export { ImportRefusedError } from "./move-pets/moved.ts";
 export { checkPets, exportPets, importPets, petLine, readPetLine } from "./move-pets/mod.ts";
 export { setHeaders } from "./set-headers.ts";
-export type { AnswerNote, App, ConnectionInfo, Handler, Json, NamedReport, Plug, PlugHeaders, PlugOutcome, PlugReport, PlugSetup, PlugStep, PlugSteps, Wrap } from "./types.ts";
+export type { App, ConnectionInfo, Handler, Json, NamedReport, Plug, PlugHeaders, PlugOutcome, PlugReport, PlugSetup, PlugStep, PlugSteps, Wrap } from "./types.ts";
 export type { Validation } from "./validation.ts";

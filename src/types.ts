@@ -49,24 +49,6 @@ export interface App {
   readonly fetch: Handler;
   /** Where unexpected errors go, also those an adapter meets while sending an answer. */
   readonly onError: (error: unknown, request?: Request) => void;
-  /** Answers as `fetch` does, making a route's answer with `note`'s headers on it (see `AnswerNote`). The core's app has it; a wrap passes it on or leaves it out. */
-  readonly fetchNoted?: (request: Request, connection: ConnectionInfo | undefined, note: AnswerNote) => Promise<Response>;
-}
-
-/**
- * What a wrap asks of one request's answer through `App.fetchNoted`, and what the app tells back: the
- * answer it made with the note's headers in it, from the start (cheaper than `setHeaders` afterwards,
- * which makes the answer's `Headers` on Bun), and the length of that answer's body. An answer the app
- * made otherwise (a plug's, a 401, a 500, a HEAD's) is not `answer`: the wrap puts its headers on with
- * `setHeaders` and reads the length the answer declares.
- */
-export interface AnswerNote {
-  /** Headers the answer carries after the app's own (the access log's `X-Request-Id`): lowercase names, values the Fetch API takes. */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Set by the app: the answer it made with `headers` in it. */
-  answer: Response | undefined;
-  /** Set by the app with `answer`: the length of its body (what a GET would send, for HEAD). */
-  bytes: number;
 }
 
 /** What the app tells a plug when it makes it, once per app. */

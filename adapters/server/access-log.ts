@@ -17,7 +17,7 @@
  * core makes each answer from, it made every answer slower (`bench/RESULTS.md`, "Issue 53, second round");
  * set here, the Node adapter keeps it beside the core's shared header record, copied once as it writes.
  */
-import type { AnswerNote, App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
+import type { App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
 import type { Output } from "./output.ts";
 import { setHeaders } from "../../src/mod.ts";
@@ -129,9 +129,6 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   }
 
   function wrap(app: App): App {
-    // The app makes a route's answer with the id in it and tells its length (`AnswerNote`);
-    // an app without the way, or an answer made otherwise, gets them here.
-    const answer = app.fetchNoted ?? ((request: Request, connection: ConnectionInfo | undefined) => app.fetch(request, connection));
     // No layer of its own: the id is read before the app runs and the answer noted when it is
     // ready, in one callback (an async function here was one more promise per request).
     function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
@@ -139,23 +136,21 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
       const given = request.headers.get("x-request-id");
       const requestId = given !== null && CLIENT_REQUEST_ID.test(given) ? given : nextId();
       ids.set(request, requestId);
-      const note: AnswerNote = { headers: { "x-request-id": requestId }, answer: undefined, bytes: 0 };
-      return answer(request, connection, note).then((response) => {
-        if (response === note.answer) return noted(request, response, requestId, started, note.bytes);
+      return app.fetch(request, connection).then((response) => {
         const declared = declaredLength(response);
-        if (declared === undefined) return withLength(response).then(({ sized, bytes }) => identified(noted(request, sized, requestId, started, bytes), requestId));
-        return identified(noted(request, response, requestId, started, declared), requestId);
+        if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
+        return noted(request, response, requestId, started, declared);
       });
     }
     return { fetch, onError: app.onError };
   }
 
-  /** `response`, noted for the log. */
+  /** `response` with its `X-Request-Id`, and noted for the log. */
   function noted(request: Request, response: Response, requestId: string, started: number, bytes: number): Response {
     const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
     const keyName = keys?.keyOf(request).key?.name;
     answers.push({ at: Date.now(), requestId, method: request.method, url: request.url, status: response.status, bytes, durationMs, trace: traceIds(request), keyName });
-    return response;
+    return setHeaders(response, { "x-request-id": requestId });
   }
 
   function reportError(error: unknown, request?: Request): void {
@@ -226,11 +221,6 @@ function declaredLength(response: Response): number | undefined {
   const declared = response.headers.get("content-length");
   if (declared !== null) return Number(declared);
   return response.status === 204 || response.status === 304 ? 0 : undefined;
-}
-
-/** `response` with its `X-Request-Id`, put on it after it was made. */
-function identified(response: Response, requestId: string): Response {
-  return setHeaders(response, { "x-request-id": requestId });
 }
 
 /** An answer that declares no length, its body read and put in a new answer that declares it; and that length. */

@@ -7,12 +7,7 @@
 
 /** A response carrying JSON text already written, with the given status and any extra headers. */
 export function jsonResponse(status: number, json: string, headers?: Readonly<Record<string, string>>): Response {
-  return new Response(json, { status, headers: jsonHeaders(json, headers) });
-}
-
-/** The headers of an answer carrying JSON text: its media type, its length and any extra headers. */
-export function jsonHeaders(json: string, headers?: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  return { "content-type": "application/json", "content-length": String(utf8Length(json)), ...headers };
+  return new Response(json, { status, headers: { "content-type": "application/json", "content-length": String(utf8Length(json)), ...headers } });
 }
 
 /** How many bytes `text` takes in UTF-8, counted without encoding it. */
