@@ -6,7 +6,8 @@
  * SDK's serializer was the largest share of a traced request's time (bench/RESULTS.md).
  */
 import type { OtelAttributes, OtelAttributeValue } from "../../src/tracing/mod.ts";
-import type { RecordedSpan } from "./_span-recorder.ts";
+import type { IdBytes, RecordedSpan } from "./_span-recorder.ts";
+import { hexOf } from "./_span-recorder.ts";
 
 /** Who made the spans: the resource's attributes and the instrumentation scope. */
 export interface SpanSource {
@@ -32,9 +33,9 @@ export function encodeJson(spans: readonly RecordedSpan[], source: SpanSource): 
 
 function jsonSpan(span: RecordedSpan, origin: number): unknown {
   return {
-    traceId: span.traceId,
-    spanId: span.spanId,
-    ...(span.parentSpanId === "" ? {} : { parentSpanId: span.parentSpanId }),
+    traceId: hexOf(span.traceId, 16),
+    spanId: hexOf(span.spanId, 8),
+    ...(span.parentSpanId === undefined ? {} : { parentSpanId: hexOf(span.parentSpanId, 8) }),
     ...(span.traceState === undefined ? {} : { traceState: span.traceState.serialize() }),
     name: span.name,
     kind: span.kind + 1,
@@ -155,11 +156,11 @@ export function protobufEncoder(source: SpanSource): BatchEncoder {
 
 /** `Span`'s fields in the SDK serializer's order. */
 function spanFields(out: Writer, span: RecordedSpan, origin: number): void {
-  out.hex(1, span.traceId);
-  out.hex(2, span.spanId);
+  out.id(1, span.traceId, 16);
+  out.id(2, span.spanId, 8);
   const traceState = span.traceState?.serialize();
   if (traceState !== undefined && traceState !== "") out.string(3, traceState);
-  if (span.parentSpanId !== "") out.hex(4, span.parentSpanId);
+  if (span.parentSpanId !== undefined) out.id(4, span.parentSpanId, 8);
   out.string(5, span.name);
   out.varintField(6, span.kind + 1);
   out.fixed64(7, ...secondsAndNanos(origin, span.startMs));
@@ -197,8 +198,6 @@ function keyValue(out: Writer, field: number, key: string, value: OtelAttributeV
 
 // The most bytes a length takes before its message is written: lengths up to 2^35.
 const LENGTH_ROOM = 5;
-const HEX_VALUE = new Uint8Array(128);
-for (let digit = 0; digit < 16; digit++) HEX_VALUE["0123456789abcdef".charCodeAt(digit)] = digit;
 
 // A class, not closures: the writer's state and its many small writes in one shape.
 /** Protobuf's wire format into one growing buffer. */
@@ -292,12 +291,12 @@ class Writer {
     this.#encoded(text);
   }
 
-  /** Hex digits as the bytes they spell (a trace or span id). */
-  hex(field: number, hex: string): void {
+  /** An id's `length` bytes (a trace or span id). */
+  id(field: number, { bytes, at }: IdBytes, length: number): void {
     this.tag(field, 2);
-    this.#varint(hex.length / 2);
-    this.#room(hex.length / 2);
-    for (let index = 0; index < hex.length; index += 2) this.#buffer[this.#at++] = HEX_VALUE[hex.charCodeAt(index)]! * 16 + HEX_VALUE[hex.charCodeAt(index + 1)]!;
+    this.#varint(length);
+    this.#room(length);
+    for (let index = at; index < at + length; index++) this.#buffer[this.#at++] = bytes[index]!;
   }
 
   /** Starts a length-delimited message, leaving room for its length; returns where, for `end`. */
