@@ -67,26 +67,37 @@ function jsonValue(value: OtelAttributeValue): unknown {
 
 /** A span's time as whole nanoseconds since the epoch, in decimal. */
 function nanosText(origin: number, ms: number): string {
-  const [seconds, nanos] = secondsAndNanos(origin, ms);
+  const seconds = secondsOf(origin, ms);
+  const nanos = nanosOf(origin, ms);
   return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, "0")}`;
 }
 
-/**
- * `origin` + `ms` as whole seconds and nanoseconds, each part split apart before the sum as the SDK
- * splits `performance.timeOrigin` and `performance.now()`: their sum in one number would lose the
- * nanoseconds to rounding.
- */
-function secondsAndNanos(origin: number, ms: number): [number, number] {
-  const [originSeconds, originNanos] = split(origin);
-  const [seconds, nanos] = split(ms);
-  const sum = originNanos + nanos;
-  return sum >= 1e9 ? [originSeconds + seconds + 1, sum - 1e9] : [originSeconds + seconds, sum];
+// `origin` + `ms` as whole seconds and nanoseconds, each part split apart before the sum as the SDK
+// splits `performance.timeOrigin` and `performance.now()`: their sum in one number would lose the
+// nanoseconds to rounding. Two functions of numbers, not one of a pair: a pair is an array a time.
+
+/** The whole seconds of `origin` + `ms`. */
+function secondsOf(origin: number, ms: number): number {
+  return wholeSeconds(origin) + wholeSeconds(ms) + (partNanos(origin) + partNanos(ms) >= 1e9 ? 1 : 0);
 }
 
-function split(ms: number): [number, number] {
+/** The nanoseconds past `secondsOf(origin, ms)`. */
+function nanosOf(origin: number, ms: number): number {
+  const sum = partNanos(origin) + partNanos(ms);
+  return sum >= 1e9 ? sum - 1e9 : sum;
+}
+
+/** The whole seconds of `ms`, after its nanoseconds are rounded. */
+function wholeSeconds(ms: number): number {
+  const seconds = Math.floor(ms / 1000);
+  return Math.round((ms - seconds * 1000) * 1e6) === 1e9 ? seconds + 1 : seconds;
+}
+
+/** The nanoseconds of `ms` past its whole seconds, rounded. */
+function partNanos(ms: number): number {
   const seconds = Math.floor(ms / 1000);
   const nanos = Math.round((ms - seconds * 1000) * 1e6);
-  return nanos === 1e9 ? [seconds + 1, 0] : [seconds, nanos];
+  return nanos === 1e9 ? 0 : nanos;
 }
 
 function spanFlags(span: RecordedSpan): number {
@@ -163,16 +174,17 @@ function spanFields(out: Writer, span: RecordedSpan, origin: number): void {
   if (span.parentSpanId !== undefined) out.id(4, span.parentSpanId, 8);
   out.string(5, span.name);
   out.varintField(6, span.kind + 1);
-  out.fixed64(7, ...secondsAndNanos(origin, span.startMs));
-  out.fixed64(8, ...secondsAndNanos(origin, span.endMs));
+  out.fixed64(7, secondsOf(origin, span.startMs), nanosOf(origin, span.startMs));
+  out.fixed64(8, secondsOf(origin, span.endMs), nanosOf(origin, span.endMs));
   attributesField(out, 9, span.attributes, span.added);
   // Nothing dropped (10), no events (11, 12), no links (13, 14): the counts written as the SDK writes them.
   out.varintField(10, 0);
   out.varintField(12, 0);
   out.varintField(14, 0);
-  const status = out.begin(15);
+  // `Status` is its code alone (0 or 2): two bytes, written without measuring.
+  out.tag(15, 2);
+  out.byte(2);
   out.varintField(3, span.statusCode);
-  out.end(status);
   out.tag(16, 5);
   out.uint32(spanFlags(span));
 }
@@ -185,6 +197,7 @@ function attributesField(out: Writer, field: number, attributes: OtelAttributes,
 
 /** `KeyValue` (1 key, 2 value) with `AnyValue` (1 string, 2 bool, 3 int, 4 double). */
 function keyValue(out: Writer, field: number, key: string, value: OtelAttributeValue): void {
+  if (typeof value === "string" ? out.shortKeyString(field, key, value) : Number.isSafeInteger(value) && (value as number) >= 0 && out.shortKeyInt(field, key, value as number)) return;
   const pair = out.begin(field);
   out.string(1, key);
   const any = out.begin(2);
@@ -291,6 +304,52 @@ class Writer {
     this.#encoded(text);
   }
 
+  byte(value: number): void {
+    this.#room(1);
+    this.#buffer[this.#at++] = value;
+  }
+
+  /**
+   * A `KeyValue` of a string in one forward pass, its lengths known before it is written, when the
+   * key and value are ASCII and short (every length one byte); false, with nothing written, otherwise.
+   */
+  shortKeyString(field: number, key: string, value: string): boolean {
+    const anyLength = value.length + 2;
+    const pairLength = key.length + 2 + anyLength + 2;
+    if (pairLength >= 128) return false;
+    const start = this.#at;
+    this.tag(field, 2);
+    this.#room(pairLength + 1);
+    const buffer = this.#buffer;
+    buffer[this.#at++] = pairLength;
+    if (!this.#ascii(0x0a, key) || ((buffer[this.#at++] = 0x12), (buffer[this.#at++] = anyLength), !this.#ascii(0x0a, value))) {
+      this.#at = start;
+      return false;
+    }
+    return true;
+  }
+
+  /** A `KeyValue` of a whole number below 2^53 in one forward pass, as `shortKeyString`. */
+  shortKeyInt(field: number, key: string, value: number): boolean {
+    let size = 1;
+    for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) size++;
+    const anyLength = size + 1;
+    const pairLength = key.length + 2 + anyLength + 2;
+    if (pairLength >= 128) return false;
+    const start = this.#at;
+    this.tag(field, 2);
+    this.#room(pairLength + 1);
+    this.#buffer[this.#at++] = pairLength;
+    if (!this.#ascii(0x0a, key)) {
+      this.#at = start;
+      return false;
+    }
+    this.#buffer[this.#at++] = 0x12;
+    this.#buffer[this.#at++] = anyLength;
+    this.varintField(3, value);
+    return true;
+  }
+
   /** An id's `length` bytes (a trace or span id). */
   id(field: number, { bytes, at }: IdBytes, length: number): void {
     this.tag(field, 2);
@@ -315,6 +374,19 @@ class Writer {
     this.#varint(length);
     this.#buffer.copyWithin(this.#at, start + LENGTH_ROOM, start + LENGTH_ROOM + length);
     this.#at += length;
+  }
+
+  /** `tag`, then `text` (under 128 characters) as a one-byte length and its bytes; false at a character beyond ASCII. */
+  #ascii(tag: number, text: string): boolean {
+    const buffer = this.#buffer;
+    buffer[this.#at++] = tag;
+    buffer[this.#at++] = text.length;
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code >= 0x80) return false;
+      buffer[this.#at++] = code;
+    }
+    return true;
   }
 
   #encoded(text: string): void {
