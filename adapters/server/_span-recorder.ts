@@ -318,11 +318,22 @@ function randomId(length: number): IdBytes {
   return { bytes: pool, at };
 }
 
-/** An id's `length` bytes as lowercase hex. */
-export function hexOf({ bytes, at }: IdBytes, length: number): string {
-  let hex = "";
-  for (let index = at; index < at + length; index++) hex += HEX_PAIRS[bytes[index]!];
-  return hex;
+// Each byte's two hex digits as character codes, and the codes of an 8- and a 16-byte id's digits,
+// reused: one `String.fromCharCode` call makes a flat string, where pairs added one by one make a
+// rope (an 8-byte id 0.05 against 0.09 µs on Node and Deno, 0.11 against 0.24 on Bun).
+const HEX_CODES = new Uint8Array(512);
+for (let byte = 0; byte < 256; byte++) for (const digit of [0, 1]) HEX_CODES[byte * 2 + digit] = HEX_PAIRS[byte]!.charCodeAt(digit);
+const DIGITS: Record<number, number[]> = { 8: new Array<number>(16).fill(0), 16: new Array<number>(32).fill(0) };
+
+/** An id's `length` (8 or 16) bytes as lowercase hex. */
+export function hexOf({ bytes, at }: IdBytes, length: 8 | 16): string {
+  const digits = DIGITS[length]!;
+  for (let index = 0; index < length; index++) {
+    const byte = bytes[at + index]!;
+    digits[index * 2] = HEX_CODES[byte * 2]!;
+    digits[index * 2 + 1] = HEX_CODES[byte * 2 + 1]!;
+  }
+  return String.fromCharCode.apply(null, digits);
 }
 
 /** Lowercase hex digits (an id the API handed over) as the bytes they spell. */
