@@ -20,49 +20,21 @@ export interface SpanStart {
 // The methods the conventions name; any other is `_OTHER`, so a client cannot make new values.
 const KNOWN_METHODS: readonly string[] = Object.freeze(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]);
 
-/** The server's part of a span's attributes, as read from a request's origin. */
-export interface ServerParts {
-  readonly "url.scheme": string;
-  readonly "server.address": string;
-  readonly "server.port": number;
-}
-
 /**
  * The span of a request to an app under `basePath`: named `GET /v1/pets/{petId}` by the route
  * template it matches, or by its method alone when it matches none (a 404, a plug's path).
- * `serverOf` reads an origin's server parts (`_lastServerParts`).
  */
-export function serverSpanStart(request: Request, matchRoute: RouteMatcher, basePath: string, serverOf: (origin: string) => ServerParts): SpanStart {
+export function serverSpanStart(request: Request, matchRoute: RouteMatcher, basePath: string): SpanStart {
   const method = KNOWN_METHODS.includes(request.method) ? request.method : "_OTHER";
   const target = splitUrl(request.url);
-  const route = target === undefined ? undefined : routeOf(request.method, target.path, matchRoute, basePath);
-  const server = target === undefined || target.origin === "" ? undefined : serverOf(target.origin);
-  const agent = request.headers.get("user-agent");
-  const name = method === "_OTHER" ? "HTTP" : route === undefined ? method : `${method} ${route}`;
-  // A routed request with a `User-Agent` (nearly every one) gets its attributes in one object of one
-  // shape; any other is built up from what it has.
-  if (route !== undefined && server !== undefined && agent !== null) {
-    const attributes = { "http.request.method": method, "http.route": route, "url.scheme": server["url.scheme"], "server.address": server["server.address"], "server.port": server["server.port"], "user_agent.original": agent };
-    return { name, attributes };
-  }
   const attributes: Record<string, string | number> = { "http.request.method": method };
+  const route = target === undefined ? undefined : routeOf(request.method, target.path, matchRoute, basePath);
   if (route !== undefined) attributes["http.route"] = route;
-  if (server !== undefined) Object.assign(attributes, server);
+  if (target !== undefined && target.origin !== "") Object.assign(attributes, serverAttributes(target.origin));
+  const agent = request.headers.get("user-agent");
   if (agent !== null) attributes["user_agent.original"] = agent;
+  const name = method === "_OTHER" ? "HTTP" : route === undefined ? method : `${method} ${route}`;
   return { name, attributes };
-}
-
-/**
- * `serverParts` remembering the last origin it read: a server's requests name one origin, so most
- * are one comparison (`_lastServerParts`, measured in bench/RESULTS.md, issue 53). It holds a string
- * and a frozen record, which no request can change.
- */
-export function _lastServerParts(): (origin: string) => ServerParts {
-  let last: { readonly origin: string; readonly parts: ServerParts } | undefined;
-  return (origin) => {
-    if (origin !== last?.origin) last = { origin, parts: Object.freeze(serverParts(origin)) };
-    return last.parts;
-  };
 }
 
 /** The attribute naming the API key a request came with (its name, never the key): no convention has one. */
@@ -90,7 +62,7 @@ function routeOf(method: string, path: string, matchRoute: RouteMatcher, basePat
 }
 
 /** `url.scheme`, `server.address` and `server.port` of an origin such as `https://[::1]:8443`. */
-function serverParts(origin: string): ServerParts {
+function serverAttributes(origin: string): Record<string, string | number> {
   const schemeEnd = origin.indexOf("://");
   const scheme = origin.slice(0, schemeEnd);
   const authority = origin.slice(schemeEnd + 3);

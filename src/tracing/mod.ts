@@ -20,7 +20,7 @@ import type { OtelApi, OtelContext, OtelSpan, OtelTracer } from "./otel-api.ts";
 import type { SpanRunner } from "./_store-spans.ts";
 import { createRouteMatcher, ROUTES } from "../routes.ts";
 import { SPAN_KIND } from "./otel-api.ts";
-import { _lastServerParts, endServerSpan, serverSpanStart } from "./_server-span.ts";
+import { endServerSpan, serverSpanStart } from "./_server-span.ts";
 import { createSpanRunner, storeWithSpans } from "./_store-spans.ts";
 import { readTraceContext } from "./trace-context.ts";
 
@@ -70,7 +70,6 @@ export function tracing(options: TracingOptions): Tracing {
   const matchRoute = createRouteMatcher(ROUTES);
   const inSpan = createSpanRunner(api, tracer);
   const spans = new WeakMap<Request, OtelSpan>();
-  const serverOf = _lastServerParts();
 
   /** Where the request's span hangs: the host's active span, else the caller's `traceparent`, else a new trace. */
   function parentOf(request: Request): { context: OtelContext; hosted: boolean } {
@@ -87,7 +86,7 @@ export function tracing(options: TracingOptions): Tracing {
   function wrap(app: App): App {
     function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
       const parent = parentOf(request);
-      const { name, attributes } = serverSpanStart(request, matchRoute, basePath, serverOf);
+      const { name, attributes } = serverSpanStart(request, matchRoute, basePath);
       // Inside a host's own server span ours is a step of it, not a second server span.
       const span = tracer.startSpan(name, { kind: parent.hosted ? SPAN_KIND.internal : SPAN_KIND.server, attributes }, parent.context);
       spans.set(request, span);
