@@ -15,7 +15,7 @@ const SOURCE = { resource: { "service.name": "pets", "deployment.environment.nam
 /** An id as the recorder keeps it, at an offset into its bytes as ids drawn from the pool are. */
 const id = (hex: string): IdBytes => ({ bytes: new Uint8Array([0xee, ...bytesOfHex(hex)]), at: 1 });
 
-/** Spans as the recorder keeps them, with times and ids fixed; the second's parent came from a caller. */
+/** Spans as the recorder keeps them, with times and ids fixed; the second's parent came from a caller, and its attributes take each way a value is written (short, near and past a one-byte length, beyond ASCII, negative, large). */
 const SPANS: RecordedSpan[] = [
   {
     traceId: id("4bf92f3577b34da6a3ce929d0e0e4736"),
@@ -41,7 +41,7 @@ const SPANS: RecordedSpan[] = [
     kind: 1,
     startMs: 1_499.75,
     endMs: 1_499.751,
-    attributes: { "http.request.method": "GET", "server.port": 8080, "x.ratio": 0.5, "x.flag": true, "user_agent.original": "probé/1 ✓" },
+    attributes: { "http.request.method": "GET", "server.port": 8080, "x.ratio": 0.5, "x.flag": true, "user_agent.original": "probé/1 ✓", "x.near": "n".repeat(120), "x.long": "l".repeat(300), "x.negative": -1, "x.large": 2 ** 40 },
     added: ["http.response.status_code", 200, "animal_store.api_key.name", "ci"],
     statusCode: 0,
   },

@@ -314,40 +314,23 @@ class Writer {
    * key and value are ASCII and short (every length one byte); false, with nothing written, otherwise.
    */
   shortKeyString(field: number, key: string, value: string): boolean {
-    const anyLength = value.length + 2;
-    const pairLength = key.length + 2 + anyLength + 2;
-    if (pairLength >= 128) return false;
     const start = this.#at;
-    this.tag(field, 2);
-    this.#room(pairLength + 1);
-    const buffer = this.#buffer;
-    buffer[this.#at++] = pairLength;
-    if (!this.#ascii(0x0a, key) || ((buffer[this.#at++] = 0x12), (buffer[this.#at++] = anyLength), !this.#ascii(0x0a, value))) {
-      this.#at = start;
-      return false;
-    }
-    return true;
+    if (this.#shortPair(field, key, value.length + 2) && this.#ascii(0x0a, value)) return true;
+    this.#at = start;
+    return false;
   }
 
   /** A `KeyValue` of a whole number below 2^53 in one forward pass, as `shortKeyString`. */
   shortKeyInt(field: number, key: string, value: number): boolean {
     let size = 1;
     for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) size++;
-    const anyLength = size + 1;
-    const pairLength = key.length + 2 + anyLength + 2;
-    if (pairLength >= 128) return false;
     const start = this.#at;
-    this.tag(field, 2);
-    this.#room(pairLength + 1);
-    this.#buffer[this.#at++] = pairLength;
-    if (!this.#ascii(0x0a, key)) {
-      this.#at = start;
-      return false;
+    if (this.#shortPair(field, key, size + 1)) {
+      this.varintField(3, value);
+      return true;
     }
-    this.#buffer[this.#at++] = 0x12;
-    this.#buffer[this.#at++] = anyLength;
-    this.varintField(3, value);
-    return true;
+    this.#at = start;
+    return false;
   }
 
   /** An id's `length` bytes (a trace or span id). */
@@ -374,6 +357,23 @@ class Writer {
     this.#varint(length);
     this.#buffer.copyWithin(this.#at, start + LENGTH_ROOM, start + LENGTH_ROOM + length);
     this.#at += length;
+  }
+
+  /**
+   * A short `KeyValue`'s start: its tag and length, the key, then its `AnyValue`'s tag and length
+   * (`anyLength`), with room for the value; false when a length would take more than one byte or
+   * the key is not ASCII.
+   */
+  #shortPair(field: number, key: string, anyLength: number): boolean {
+    const pairLength = key.length + 2 + anyLength + 2;
+    if (pairLength >= 128) return false;
+    this.tag(field, 2);
+    this.#room(pairLength + 1);
+    this.#buffer[this.#at++] = pairLength;
+    if (!this.#ascii(0x0a, key)) return false;
+    this.#buffer[this.#at++] = 0x12;
+    this.#buffer[this.#at++] = anyLength;
+    return true;
   }
 
   /** `tag`, then `text` (under 128 characters) as a one-byte length and its bytes; false at a character beyond ASCII. */
