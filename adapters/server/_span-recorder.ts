@@ -2,9 +2,10 @@
  * @module
  * Private to the standalone server: a span recorder of the project's own behind the part of the
  * OpenTelemetry API the tracing feature talks to (`OtelApi`, `OtelTracer`, `OtelSpan`), so a traced
- * request makes no SDK span objects. A span keeps its ids (as the random bytes they were drawn as,
- * written out as hex only when asked for), times, name, kind, status and the attributes it was given (the start's own object, never copied entry by entry nor written into: the
- * server's callers hand a fresh or a frozen one); an ended span goes to the export's queue, which
+ * request makes no SDK span objects. A span keeps its ids (the random bytes they were drawn as,
+ * written out as hex only when asked for), times, name, kind, status and the attributes it was given
+ * (the start's own object, never copied entry by entry nor written into: the server's callers hand a
+ * fresh or a frozen one); an ended span goes to the export's queue, which
  * encodes it at once. Samplers and the length limit are the SDK's, as
  * `OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG` and `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT` name them;
  * the active span is carried across the app's awaits by `AsyncLocalStorage`, as the SDK's context
@@ -122,6 +123,7 @@ function parentOf(span: OtelSpan | undefined): Parent | undefined {
   return span instanceof Unrecorded ? span.asParent() : parentOfContext(span.spanContext());
 }
 
+/** A parent from the API's form of a span's identity (hex ids, trace flags). */
 function parentOfContext(context: OtelSpanContext): Parent {
   const { traceId, spanId, traceFlags, traceState } = context;
   return { traceId: { bytes: bytesOfHex(traceId), at: 0 }, spanId: { bytes: bytesOfHex(spanId), at: 0 }, remote: context.isRemote === true, sampled: (traceFlags & SAMPLED_FLAG) !== 0, traceState };
