@@ -175,6 +175,15 @@ describe("an answer now through the wraps and draining", () => {
     expect(lines.map((line) => JSON.parse(line).status)).toEqual([200, 200]);
   });
 
+  test("an app spread with its fetch replaced (`{ ...app, fetch }`) is answered by the replacement, not the answer now underneath", async () => {
+    const app = await appWithPets();
+    const replaced: App = { ...app, fetch: (request, connection) => app.fetch(request, connection).then((response) => setHeaders(response, { "x-replaced": "yes" })) };
+    const answer = _answerNowOf(replaced)(request("/v1/pets/1"));
+    expect(answer).toBeInstanceOf(Promise);
+    expect((await answer).headers.get("x-replaced")).toBe("yes");
+    expect((await createDraining(_answerNowOf(replaced)).handler(request("/v1/pets/1"))).headers.get("x-replaced")).toBe("yes");
+  });
+
   test("draining passes an answer now on now, counts it in flight until then, and drains at once after it", async () => {
     const app = await appWithPets();
     const draining = createDraining(_answerNowOf(app));
