@@ -12,6 +12,8 @@ import type { AddressInfo } from "node:net";
 import type { ConnectionInfo, Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import type { _AnswerNow } from "../src/_internal/_answer-now.ts";
+import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
@@ -108,7 +110,7 @@ export const serveNode: Serve = (app, options) =>
   new Promise((resolve, reject) => {
     const bridge = { onError: app.onError };
     const { headerSeconds, bodySeconds, idleSeconds } = options.timeouts ?? DEFAULT_TIMEOUTS;
-    const draining = createDraining(app.fetch);
+    const draining = createDraining(_answerNowOf(app));
     const server = createServer({
       headersTimeout: headerSeconds * 1000,
       requestTimeout: (headerSeconds + bodySeconds) * 1000,
@@ -142,7 +144,7 @@ export const serveNode: Serve = (app, options) =>
   });
 
 /** Answers one request; a throw while writing (say, a header Node refuses) is caught too. */
-async function answer(handler: Handler, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
+async function answer(handler: _AnswerNow, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
   try {
     await send(incoming, outgoing, await handler(request, connection), options);
   } catch (error) {
