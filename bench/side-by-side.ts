@@ -17,6 +17,8 @@
  * a request log on), `hono=` (`hono-<name>=`) for the Hono peer, or `limit=` for the runtime's bare
  * server sending precomputed answers, e.g.
  *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before= peer=
+ * `NODE_LOADER=<module>` runs a Node variant with `node --import <module>` instead of the loader of
+ * `npm run start:node`, e.g. `tsx=NODE_LOADER=tsx`.
  * `OTEL_EXPORTER_OTLP_ENDPOINT=sink` points a variant at an OTLP sink this command starts
  * (`otlp-sink.ts`, on the load core), and a variant named `<name>-traced` is also printed as a
  * ratio to `<name>`, each round's pair met the same machine:
@@ -72,7 +74,7 @@ function targetOf(runtime: Runtime, variant: Variant): string | undefined {
 /** The command that runs a variant on a runtime: the standalone server of its checkout, or the benchmark's own. */
 function serverCommand(runtime: Runtime, variant: Variant): string[] {
   const target = targetOf(runtime, variant);
-  return runArgv(runtime, target === undefined ? `adapters/server/start-${runtime}.ts` : join(import.meta.dir, "servers", `${target}-${runtime}.ts`));
+  return runArgv(runtime, target === undefined ? `adapters/server/start-${runtime}.ts` : join(import.meta.dir, "servers", `${target}-${runtime}.ts`), variant.settings.NODE_LOADER);
 }
 
 /** Starts a variant's server pinned, waits until it listens, and seeds it. */

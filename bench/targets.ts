@@ -5,6 +5,7 @@
  */
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { KEY, seedPet } from "./fixtures.ts";
 import type { Sink } from "./otlp-sink-process.ts";
 import { withSink } from "./otlp-sink-process.ts";
@@ -55,6 +56,8 @@ const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
 export const ROOT = join(import.meta.dir, "..");
 /** Where the project's own tools (bun, deno) are installed. */
 export const BIN = join(ROOT, "node_modules", ".bin");
+/** The loader `npm run start:node` runs the TypeScript sources through, so Node's targets run as users run them. */
+const NODE_LOADER = pathToFileURL(join(ROOT, "adapters", "server", "_ts-loader.mjs")).href;
 
 /**
  * Which targets run each scenario, in interleaving order. On Node, "direct" is the core behind
@@ -103,11 +106,11 @@ export interface Server {
   stop(): void;
 }
 
-/** The argv that runs a TypeScript entry point on a runtime, from the entry's working folder. */
-export function runArgv(runtime: Runtime, entry: string): string[] {
+/** The argv that runs a TypeScript entry point on a runtime, from the entry's working folder (Node's through the `--import` loader given). */
+export function runArgv(runtime: Runtime, entry: string, nodeLoader = NODE_LOADER): string[] {
   if (runtime === "bun") return [join(BIN, "bun"), entry];
   if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", entry];
-  return ["node", "--import", "tsx", entry];
+  return ["node", "--import", nodeLoader, entry];
 }
 
 /** The command that starts a target on a runtime, and its working folder. */

@@ -1,6 +1,6 @@
 /**
  * @module
- * Entry point: `node --import tsx adapters/server/start-node.ts` runs the standalone server on Node.
+ * Entry point: `npm run start:node` (`node --import ./adapters/server/_ts-loader.mjs adapters/server/start-node.ts`) runs the standalone server on Node.
  */
 import { FastResponse, serveNode } from "../node.ts";
 import { connectPostgresJs } from "./postgres-connection.ts";
