@@ -19,6 +19,7 @@ import { answerClientError } from "./_node/client-error.ts";
 import { trackConnections } from "./_node/connections.ts";
 import { bodyConsumed, madeRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { discardRest, dropRest } from "./_node/request-body.ts";
+import type { NodeParts } from "./_node/response.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 
@@ -141,29 +142,69 @@ export const serveNode: Serve = (app, options) =>
     });
   });
 
-/** Answers one request; a throw while writing (say, a header Node refuses) is caught too. */
-async function answer(handler: Handler, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
+/**
+ * Answers one request: the handler's answer, or the one 500 when it throws or the answer cannot be
+ * written (say, a header Node refuses). The returned promise settles once the answer is handed to Node.
+ */
+function answer(handler: Handler, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
+  let answered: Promise<Response>;
   try {
-    await send(incoming, outgoing, await handler(request, connection), options);
+    answered = handler(request, connection);
   } catch (error) {
-    if (incoming.destroyed && outgoing.destroyed) return; // the client left; nobody to answer
-    options.onError?.(error);
-    if (outgoing.headersSent) outgoing.destroy();
-    else await send(incoming, outgoing, internalErrorResponse(), options);
+    answered = Promise.reject(error);
+  }
+  // One `then` from the handler's answer to the socket: no `async` frame for the answer or its send
+  // (`_sendNow`, measured in bench/RESULTS.md, issue 53, third round).
+  return Promise.resolve(answered).then((response) => sendOrFail(incoming, outgoing, response, options), (error: unknown) => fail(error, incoming, outgoing, options));
+}
+
+/** Sends `response`; a throw while writing it is answered as the handler's would be. */
+function sendOrFail(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> | undefined {
+  try {
+    return _sendNow(incoming, outgoing, response, options)?.catch((error: unknown) => fail(error, incoming, outgoing, options));
+  } catch (error) {
+    return fail(error, incoming, outgoing, options);
   }
 }
 
-async function send(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
-  const parts = response instanceof FastResponse ? response.toNodeParts() : undefined;
-  if (parts !== undefined) {
-    // A text body is written as it is; a HEAD answer keeps the Content-Length of its GET.
-    parts.headers["content-length"] ??= String(Buffer.byteLength(parts.body));
-    const dropping = finishRequestBody(incoming, parts.headers, options);
-    if (dropping !== undefined) await dropping;
-    outgoing.writeHead(parts.status, parts.headers);
-    outgoing.end(parts.body);
-    return;
+/** Reports an error that escaped the handler or the send, and answers 500 if nothing was sent yet. */
+function fail(error: unknown, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> | undefined {
+  if (incoming.destroyed && outgoing.destroyed) return undefined; // the client left; nobody to answer
+  options.onError?.(error);
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return undefined;
   }
+  return send(incoming, outgoing, internalErrorResponse(), options);
+}
+
+/** Sends `response`, whatever its kind; resolves once it is handed to Node, rejects when it cannot be written. */
+async function send(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
+  await _sendNow(incoming, outgoing, response, options);
+}
+
+/**
+ * Sends `response`: a `FastResponse` of text whose request body is done with is written before this
+ * returns (`undefined`); anything else returns the promise of its send.
+ */
+function _sendNow(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> | undefined {
+  const parts = response instanceof FastResponse ? response.toNodeParts() : undefined;
+  if (parts === undefined) return sendStream(incoming, outgoing, response, options);
+  // A text body is written as it is; a HEAD answer keeps the Content-Length of its GET.
+  parts.headers["content-length"] ??= String(Buffer.byteLength(parts.body));
+  const dropping = finishRequestBody(incoming, parts.headers, options);
+  if (dropping !== undefined) return dropping.then(() => writeParts(outgoing, parts));
+  writeParts(outgoing, parts);
+  return undefined;
+}
+
+function writeParts(outgoing: ServerResponse, parts: NodeParts): void {
+  outgoing.writeHead(parts.status, parts.headers);
+  outgoing.end(parts.body);
+}
+
+/** Sends any `Response`: its headers as Node takes them, its body read whole when its length is unknown, else streamed. */
+async function sendStream(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
   const headers = headerRecord(response.headers);
   // Node frames the body itself; a handler's Transfer-Encoding would clash with Content-Length.
   delete headers["transfer-encoding"];

@@ -32,13 +32,19 @@ export function trackConnections(server: HttpServer): Connections {
     open.add(socket);
     socket.once("close", () => (open.delete(socket), busy.delete(socket)));
   });
+  const answeredOn = (socket: Socket) => {
+    busy.delete(socket);
+    // An answer begun before the stop carries no `Connection: close`: Node would keep its connection.
+    if (stopping) socket.end();
+  };
   return {
     answering: (socket, answered) => {
       busy.add(socket);
-      void answered.finally(() => {
-        busy.delete(socket);
-        // An answer begun before the stop carries no `Connection: close`: Node would keep its connection.
-        if (stopping) socket.end();
+      // `then` rather than `finally`, which makes two more promises an answer; no closure named per
+      // answer (tsx names each, with `Object.defineProperty`: 1.7% of a create's samples).
+      void answered.then(() => answeredOn(socket), (error: unknown) => {
+        answeredOn(socket);
+        throw error;
       });
     },
     closeUnanswering: () => {
