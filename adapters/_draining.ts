@@ -63,42 +63,25 @@ export function createDraining(handler: Handler): Draining {
   let lastActivity = 0;
   let release = () => {};
   const released = new Promise<void>((done) => (release = done));
-  const left = () => {
-    inFlight--;
-    // An answer that took longer than the quiet time (a slow commit, a slow body) is followed by
-    // its client's next request: measuring quiet from the last arrival alone closed the server under it.
-    if (closing) lastActivity = Date.now();
-  };
-  const answered = (request: Request, answer: unknown): Response => {
-    left();
-    const response = checkedAnswer(request, answer);
-    // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
-    return closing ? setHeaders(response, { connection: "close" }) : response;
-  };
-  const failed = (error: unknown): never => {
-    left();
-    throw error;
-  };
-  const hold = async (): Promise<Response> => {
-    lastActivity = Date.now();
-    held++;
-    await released;
-    held--;
-    return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
-  };
-  // One `then` on the app's answer rather than an `async` frame awaiting it: a request in flight
-  // costs one promise here (measured in bench/RESULTS.md, issue 53, third round).
-  const wrapped: Handler = (request, connection) => {
-    if (closing) return hold();
-    inFlight++;
-    let answer: Promise<Response>;
-    try {
-      answer = handler(request, connection);
-    } catch (error) {
-      left();
-      return Promise.reject(error);
+  const wrapped: Handler = async (request, connection) => {
+    if (closing) {
+      lastActivity = Date.now();
+      held++;
+      await released;
+      held--;
+      return errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" });
     }
-    return Promise.resolve(answer).then((response) => answered(request, response), failed);
+    inFlight++;
+    try {
+      const response = checkedAnswer(request, await handler(request, connection));
+      // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
+      return closing ? setHeaders(response, { connection: "close" }) : response;
+    } finally {
+      inFlight--;
+      // An answer that took longer than the quiet time (a slow commit, a slow body) is followed by
+      // its client's next request: measuring quiet from the last arrival alone closed the server under it.
+      if (closing) lastActivity = Date.now();
+    }
   };
   const drain = async (): Promise<"answered" | "overdue"> => {
     closing = true;
@@ -122,10 +105,9 @@ export function createDraining(handler: Handler): Draining {
  * handed on would be sent by Bun as an empty 204 when the connection closes after it, unreported.
  */
 function checkedAnswer(request: Request, answer: unknown): Response {
-  // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`. Its headers are
-  // looked for, not read: a `FastResponse` makes them when first read (`_lazyHeadersKept`, issue 53).
+  // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`.
   const candidate = answer as Partial<Response> | null | undefined;
-  if (typeof candidate?.status === "number" && "headers" in candidate) return answer as Response;
+  if (typeof candidate?.status === "number" && typeof candidate.headers?.get === "function") return answer as Response;
   // Bun's URL of an HTTP/1.0 request without `Host` is its path alone.
   throw new TypeError(`The app answered ${request.method} ${splitUrl(request.url)?.path ?? "?"} with ${answer === null ? "null" : typeof answer}, not a Response`);
 }
