@@ -198,6 +198,7 @@ function _sendNow(incoming: IncomingMessage, outgoing: ServerResponse, response:
   return undefined;
 }
 
+/** Writes a `FastResponse`'s parts: its head, then its whole text body, which Node sends together. */
 function writeParts(outgoing: ServerResponse, parts: NodeParts): void {
   outgoing.writeHead(parts.status, parts.headers);
   outgoing.end(parts.body);
