@@ -2,10 +2,11 @@
  * @module
  * Serves the app with `Bun.serve`.
  */
-import type { Handler } from "../src/mod.ts";
+import type { ConnectionInfo, Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
+import type { Finish } from "./_draining.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 
@@ -29,7 +30,7 @@ const BUN_MAX_IDLE_SECONDS = 255;
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
-  const draining = createDraining(app.fetch);
+  const draining = createDraining(app.fetch, _finishInDraining(timeouts.idleSeconds));
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
@@ -46,7 +47,7 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: withKeepAlive(withRestDropped(draining.handler), timeouts.idleSeconds),
+    fetch: withChunkedBodyRead(draining.handler),
   });
   // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
   // on its way: so only once draining has answered everything in flight and every client still
@@ -79,18 +80,31 @@ function bunIdleSeconds(idleSeconds: number): number {
 }
 
 /**
- * Announces the idle timeout on every answer whose connection stays open, as Node's server does:
- * Node's HTTP client then drops an idle socket a second before the server would, instead of
- * sending a request on a socket the server is closing (`socket hang up`). Bun sends no such field.
- * Bun closes every HTTP/1.0 connection after its answer, and a request tells its version only by
- * lacking `Host` (Bun refuses an HTTP/1.1 request without one): an HTTP/1.0 request naming its
- * `Host` cannot be told apart, and gets the field (docs/decisions.md, "Hostile input").
+ * What goes on every answer, done inside the draining step rather than as layers around it: a request
+ * then goes through two promises fewer and its answer's headers are read once (`_finishInDraining`,
+ * measured in bench/RESULTS.md, issue 53, third round).
+ *
+ * An answer whose connection stays open announces the idle timeout, as Node's server does: Node's
+ * HTTP client then drops an idle socket a second before the server would, instead of sending a
+ * request on a socket the server is closing (`socket hang up`). Bun sends no such field. Bun closes
+ * every HTTP/1.0 connection after its answer, and a request tells its version only by lacking `Host`
+ * (Bun refuses an HTTP/1.1 request without one): an HTTP/1.0 request naming its `Host` cannot be told
+ * apart, and gets the field (docs/decisions.md, "Hostile input").
+ *
+ * An answer that closes its connection (an upload over the limit, answered 413 with `Connection:
+ * close`) first reads and drops the rest of a body the app left unread, for up to
+ * `UNREAD_BODY_WAIT_MS`: Bun closes the connection at once after such an answer, and with the rest
+ * unread the kernel resets it, losing the answer for a client still sending (RFC 9112 §9.6). A
+ * chunked body's rest is dropped by `withChunkedBodyRead`, which holds its reader.
  */
-function withKeepAlive(handler: Handler, idleSeconds: number): Handler {
+function _finishInDraining(idleSeconds: number): Finish {
   const keepAlive = `timeout=${idleSeconds}`;
-  return async (request, connection) => {
-    const response = await handler(request, connection);
-    return !closes(request) && !closes(response) && request.headers.has("host") ? setHeaders(response, { "keep-alive": keepAlive }) : response;
+  return (request, response) => {
+    if (closes(response)) {
+      const rest = request.headers.has("transfer-encoding") || request.bodyUsed ? null : request.body;
+      return rest === null || rest.locked ? response : dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS).then(() => response);
+    }
+    return !closes(request) && request.headers.has("host") ? setHeaders(response, { "keep-alive": keepAlive }) : response;
   };
 }
 
@@ -100,39 +114,36 @@ function closes(message: Request | Response): boolean {
 }
 
 /**
- * Reads and drops the rest of a body the app left unread (an upload over the limit, answered 413 with
- * `Connection: close`) before a closing answer goes out, for up to `UNREAD_BODY_WAIT_MS`: Bun closes
- * the connection at once after such an answer, and with the rest unread the kernel resets it, losing
- * the answer for a client still sending (RFC 9112 §9.6). A body with a `Content-Length` is read from
- * the request after the answer, when the app did not read it; a chunked one goes to the app through a
- * stream of its own, since a stream the app stopped reading cannot be read on by another reader.
+ * Hands a chunked body to the app through a stream of its own, so that its rest can be dropped before a
+ * closing answer (see `_finishInDraining`): a stream the app stopped reading cannot be read on by
+ * another reader. A body with a length goes on as Bun made it, on Bun's own path, told from the headers
+ * first.
  */
-function withRestDropped(handler: Handler): Handler {
-  return async (request, connection) => {
-    // Told from the headers first: a body with a length goes on as Bun made it, on Bun's own path.
-    if (!request.headers.has("transfer-encoding") || request.body === null) {
-      const response = await handler(request, connection);
-      const rest = closes(response) && !request.bodyUsed ? request.body : null;
-      if (rest !== null && !rest.locked) await dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS);
-      return response;
-    }
-    let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-    let ended = false;
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        reader ??= request.body!.getReader();
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        ended = true;
-        controller.close();
-      },
-    }, { highWaterMark: 0 });
-    const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half", signal: request.signal };
-    // Bun tells a request's address by the request it made.
-    const response = await handler(new Request(request.url, init), { requestIP: () => connection?.requestIP?.(request) ?? null });
-    if (reader !== undefined && !ended && closes(response)) await dropRest(reader, UNREAD_BODY_WAIT_MS);
-    return response;
+function withChunkedBodyRead(handler: Handler): Handler {
+  return (request, connection) => {
+    if (!request.headers.has("transfer-encoding") || request.body === null) return handler(request, connection);
+    return chunkedBodyRead(handler, request, connection);
   };
+}
+
+/** The app's answer to a request with a chunked body, read through a stream whose rest can be dropped. */
+async function chunkedBodyRead(handler: Handler, request: Request, connection: ConnectionInfo | undefined): Promise<Response> {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let ended = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      reader ??= request.body!.getReader();
+      const { done, value } = await reader.read();
+      if (!done) return controller.enqueue(value);
+      ended = true;
+      controller.close();
+    },
+  }, { highWaterMark: 0 });
+  const init: RequestInit & { duplex: "half" } = { method: request.method, headers: request.headers, body, duplex: "half", signal: request.signal };
+  // Bun tells a request's address by the request it made.
+  const response = await handler(new Request(request.url, init), { requestIP: () => connection?.requestIP?.(request) ?? null });
+  if (reader !== undefined && !ended && closes(response)) await dropRest(reader, UNREAD_BODY_WAIT_MS);
+  return response;
 }
 
 /** Reads and drops what is left of a body, for at most `ms`. */

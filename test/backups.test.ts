@@ -8,23 +8,12 @@
 import { describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { commandArgv, runCommand } from "./commands.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { captureOutput } from "./output.ts";
+import { dataFileWith } from "./data-files.ts";
 import { tempDataFile, tempFolder } from "./temp.ts";
 import { waitFor } from "./checks.ts";
-
-const quiet = { info: () => {}, warn: () => {} };
-
-/** A data file holding `count` pets. */
-async function fileWith(count: number): Promise<string> {
-  const path = tempDataFile();
-  const store = await openJsonFileStore(path, { logger: quiet });
-  for (let i = 0; i < count; i++) await store.create({ name: `pet ${i}`, categoryId: 1 });
-  await store.close();
-  return path;
-}
 
 /** The refusal of an export of a store without a pet, for the store `name` names. */
 const emptyRefusal = (name: string) => `animal-store export: ${name} holds no pet, so a backup of it would restore nothing: if it is the wrong store, check STORE, ` +
@@ -32,7 +21,7 @@ const emptyRefusal = (name: string) => `animal-store export: ${name} holds no pe
 
 describe("an export of a store never written fails loudly, and writes nothing", () => {
   test("a data file without a pet: exit 1 naming it and the fix, nothing on stdout, no --out file; --allow-empty exports it", async () => {
-    const path = await fileWith(0);
+    const path = await dataFileWith(0);
     expect(await runCommand("bun", ["export", "--data-file", path])).toEqual({ code: 1, stdout: "", stderr: emptyRefusal(path) });
     const out = join(tempFolder(), "backup.jsonl");
     expect((await runCommand("bun", ["export", "--data-file", path, "--out", out])).code).toBe(1);
@@ -76,7 +65,7 @@ describe("an export of a store never written fails loudly, and writes nothing", 
 describe("import --check", () => {
   test("reads a good export whole, says what it holds, opens no store and writes nothing", async () => {
     const backup = join(tempFolder(), "backup.jsonl");
-    expect((await runCommand("bun", ["export", "--data-file", await fileWith(5), "--out", backup])).code).toBe(0);
+    expect((await runCommand("bun", ["export", "--data-file", await dataFileWith(5), "--out", backup])).code).toBe(0);
     const sha = /"sha256":"([0-9a-f]{64})"/.exec(readFileSync(backup, "utf8"))![1];
     // The store named is unreachable: a check never opens it.
     const checked = await runCommand("bun", ["import", "--check", "--in", backup, "--store", "postgres"], { env: { DATABASE_URL: "postgres://nobody@127.0.0.1:1/none" } });
@@ -89,7 +78,7 @@ describe("import --check", () => {
   });
 
   test("refuses, naming the line, a backup cut short, one with a line changed, and one whose checksum differs; exit 1 for one it cannot read", async () => {
-    const text = (await runCommand("bun", ["export", "--data-file", await fileWith(3)])).stdout;
+    const text = (await runCommand("bun", ["export", "--data-file", await dataFileWith(3)])).stdout;
     const lines = text.trimEnd().split("\n");
     const cases: [string, string][] = [
       [`${lines.slice(0, -1).join("\n")}\n`, "line 5 is missing: the input ends without the export's last line"],
@@ -114,7 +103,7 @@ describe("animal-store backup", () => {
 
   test("once: a backup named by its time, mode 600, checked; the newest --keep kept; a store without a pet fails and counts nothing", async () => {
     const dir = join(tempFolder(), "backups");
-    const path = await fileWith(4);
+    const path = await dataFileWith(4);
     for (let run = 0; run < 3; run++) {
       const outcome = await runCommand("bun", ["backup", "--dir", dir, "--keep", "2", "--data-file", path]);
       expect(outcome.code).toBe(0);
@@ -130,7 +119,7 @@ describe("animal-store backup", () => {
       expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
       expect((await runCommand("bun", ["import", "--check", "--in", join(dir, name)])).code).toBe(0);
     }
-    const failed = await runCommand("bun", ["backup", "--dir", dir, "--keep", "2", "--data-file", await fileWith(0)]);
+    const failed = await runCommand("bun", ["backup", "--dir", dir, "--keep", "2", "--data-file", await dataFileWith(0)]);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain("holds no pet");
     expect(failed.stderr).toEndWith("animal-store backup: no backup was written this time (the export failed, above)\n");
@@ -142,7 +131,7 @@ describe("animal-store backup", () => {
     const dir = join(tempFolder(), "backups");
     mkdirSync(dir);
     writeFileSync(join(dir, "pets-keep-me.jsonl"), "mine");
-    const path = await fileWith(1);
+    const path = await dataFileWith(1);
     for (let run = 0; run < 2; run++) expect((await runCommand("bun", ["backup", "--dir", dir, "--keep", "1", "--data-file", path])).code).toBe(0);
     expect(backupsIn(dir)).toEqual([expect.stringMatching(/^pets-\d{8}T/), "pets-keep-me.jsonl"]);
     if (process.getuid?.() !== 0) {

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import type { MovedPet } from "../src/mod.ts";
 import { ImportRefusedError, importPets, IDEMPOTENCY_KEY_TTL_MS } from "../src/mod.ts";
 import { openJsonFileImport, openJsonFileStore } from "../adapters/json-file-store/mod.ts";
+import { dataFileWith } from "./data-files.ts";
 import { tempDataFile } from "./temp.ts";
 
 const quiet = { info: () => {}, warn: () => {} };
@@ -21,15 +22,6 @@ function pets(count: number, first = 1): MovedPet[] {
     const pet = { id, name: `pet ${id}`, categoryId: id % 7, ...(id % 3 === 0 ? { status: "sold" as const } : {}) };
     return i === 1 ? { pet, key: { ...alice, at: Date.now() - 60_000 } } : { pet };
   });
-}
-
-/** A data file holding `count` pets created through the store. */
-async function fileWith(count: number): Promise<string> {
-  const path = tempDataFile();
-  const store = await openJsonFileStore(path, { logger: quiet });
-  for (let i = 0; i < count; i++) await store.create({ name: `here ${i}`, categoryId: 1 });
-  await store.close();
-  return path;
 }
 
 /** Imports `moved` through `openJsonFileImport`, closing it whatever happens. */
@@ -93,7 +85,7 @@ describe("JSON-file import without loading the file", () => {
   });
 
   test("a file that holds pets is refused unless appending, and an append goes above the highest id ever handed out", async () => {
-    const path = await fileWith(5);
+    const path = await dataFileWith(5);
     // A server that handed out ids up to 1,000 and lost the newest lines: the mark keeps them used.
     writeFileSync(`${path}.last-id`, "1000\n");
     const before = filesOf(path);
@@ -110,7 +102,7 @@ describe("JSON-file import without loading the file", () => {
   });
 
   test("an invalid pet or an input that fails half way leaves the file and everything beside it byte-identical", async () => {
-    const path = await fileWith(2);
+    const path = await dataFileWith(2);
     const before = filesOf(path);
     const invalid = [...pets(100, 3), { pet: { id: 200, name: "", categoryId: 1 } }];
     const refusal = await streamInto(path, invalid, { append: true }).catch((error: unknown) => error);
@@ -127,7 +119,7 @@ describe("JSON-file import without loading the file", () => {
   });
 
   test("a file a store holds is refused, naming it, and left as it was", async () => {
-    const path = await fileWith(1);
+    const path = await dataFileWith(1);
     const store = await openJsonFileStore(path, { logger: quiet });
     try {
       const before = readFileSync(path, "utf8");

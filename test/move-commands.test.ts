@@ -13,9 +13,11 @@ import { createMemoryStore, exportPets, importPets, MAX_EXACT_INTEGER, StoreUnav
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
 import { writeExport } from "../adapters/server/export.ts";
+import { runMove } from "../adapters/server/move-commands.ts";
 import { waitFor } from "./checks.ts";
 import { postgresServer } from "./postgres-server.ts";
 import { startServer } from "./server-process.ts";
+import { dataFileWith } from "./data-files.ts";
 import { tempDataFile } from "./temp.ts";
 
 type Runtime = "bun" | "deno" | "node";
@@ -474,4 +476,15 @@ describe("export --out (issue 48, item 10)", () => {
     expect(statSync(out).mode & 0o777).toBe(0o600);
     expect(statSync(`${path}.secret`).mode & 0o777).toBe(0o600);
   }, 60_000);
+});
+
+test("a secret on a store command's command line warns through the command's notices, naming the file setting, never the secret", async () => {
+  const path = await dataFileWith(1);
+  const said: string[] = [];
+  const notices = { info: (line: string) => void said.push(line), warn: (line: string) => void said.push(line), error: (line: string) => void said.push(line) };
+  const args = ["export", "--store", "file", "--data-file", path, "--out", `${path}.export`, "--database-url", "postgres://u:cmdline-password@127.0.0.1:1/d"];
+  const open = () => Promise.reject(new Error("export opens its own store"));
+  expect(await runMove(args, {}, { runtime: {} as never, notices }, open)).toBe(0);
+  expect(said).toEqual(["animal-store: --database-url on the command line can be read by every user of this machine (ps, /proc); put it in a file of mode 600 and set DATABASE_URL_FILE instead"]);
+  expect(readFileSync(`${path}.export`, "utf8")).toContain(`"name":"pet 0"`);
 });

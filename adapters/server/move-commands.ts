@@ -10,7 +10,7 @@
  */
 import type { OpenStore } from "./_move-common.ts";
 import type { OpenContext } from "./stores.ts";
-import { NOTICES_TO_STDERR, refuse } from "./_move-common.ts";
+import { refuse } from "./_move-common.ts";
 import { readConfig, settingsOf } from "./config.ts";
 import { readSecretFiles, secretFlagWarning } from "./secret-settings.ts";
 import { runBackup } from "./backup.ts";
@@ -52,7 +52,7 @@ export async function runMove(args: readonly string[], env: Readonly<Record<stri
   if (!fromFiles.ok) return refuse(command, fromFiles.issues);
   const config = readConfig(env, split.rest, fromFiles.value, { keys: false });
   if (!config.ok) return refuse(command, config.issues);
-  for (const flag of config.value.secretFlags ?? []) NOTICES_TO_STDERR.warn(secretFlagWarning(flag));
+  for (const flag of config.value.secretFlags ?? []) context.notices.warn(secretFlagWarning(flag));
   if (command === "migrate") return await runMigrate(config.value, split.own, context);
   if (command === "backup") return await runBackup(config.value, split.own, context);
   return command === "export" ? await runExport(config.value, split.own, context) : await runImport(config.value, split.own, context, open);
