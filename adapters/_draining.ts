@@ -15,14 +15,15 @@
  * Every adapter hands the app's answers on through here, so here an answer that is not a `Response`
  * (a wrap that forgot to return one) becomes the one 500, reported once, on every runtime.
  */
-import type { Handler } from "../src/mod.ts";
+import type { _Answer, _AnswerNow } from "../src/_internal/_answer-now.ts";
 import { errorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
 import { splitUrl } from "../src/_internal/_request-target.ts";
 
 /** A handler that counts the requests in flight, and the way to stop it. */
 export interface Draining {
-  readonly handler: Handler;
+  /** The handler's answer: now where the handler answered now (`_answerNow`), else a promise. */
+  readonly handler: _AnswerNow;
   /**
    * Stops taking requests, holding each new one; resolves `"answered"` once every request in flight
    * is answered and none has arrived for a moment, or `"overdue"` when some are still in flight at
@@ -62,28 +63,30 @@ const POLL_MS = 20;
 export type Finish = (request: Request, response: Response) => Response | Promise<Response>;
 
 /**
- * Wraps a handler so that it can be drained; `finish` runs on each answer inside the same step, so an
- * adapter's own work on the answer adds no promise of its own to a request's way (bench/RESULTS.md).
+ * Wraps a handler (an app's `fetch`, or its `_answerNow`) so that it can be drained; `finish` runs on
+ * each answer inside the same step, so an adapter's own work on the answer adds no promise of its own
+ * to a request's way (bench/RESULTS.md).
  */
-export function createDraining(handler: Handler, finish: Finish = (_request, response) => response): Draining {
+export function createDraining(handler: _AnswerNow, finish: Finish = (_request, response) => response): Draining {
   let inFlight = 0;
   let held = 0;
   let closing = false;
   let lastActivity = 0;
   let release = () => {};
   const released = new Promise<void>((done) => (release = done));
-  const wrapped: Handler = async (request, connection) => {
-    if (closing) {
-      lastActivity = Date.now();
-      held++;
-      await released;
-      held--;
-      return finish(request, errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" }));
-    }
+  const hold = async (request: Request): Promise<Response> => {
+    lastActivity = Date.now();
+    held++;
+    await released;
+    held--;
+    return finish(request, errorResponse("service_unavailable", "The server is shutting down; retry on a new connection", { connection: "close" }));
+  };
+  // The answer as it goes out (a rejection thrown on), finished once the request no longer counts as in flight.
+  const out = (request: Request, answer: unknown, rejected = false): Response | Promise<Response> => {
     let response: Response;
-    inFlight++;
     try {
-      response = checkedAnswer(request, await handler(request, connection));
+      if (rejected) throw answer;
+      response = checkedAnswer(request, answer);
       // Set on a copy where the answer's headers are immutable (`Response.redirect`, a `fetch()` answer).
       if (closing) response = setHeaders(response, { connection: "close" });
     } finally {
@@ -93,6 +96,20 @@ export function createDraining(handler: Handler, finish: Finish = (_request, res
       if (closing) lastActivity = Date.now();
     }
     return finish(request, response);
+  };
+  const wrapped: _AnswerNow = (request, connection) => {
+    if (closing) return hold(request);
+    inFlight++;
+    let answer: _Answer;
+    try {
+      answer = handler(request, connection);
+    } catch (error) {
+      answer = Promise.reject(error);
+    }
+    // `_answerNow`: an answer the app gave now goes out now, with no promise, so the runtime sends it
+    // in the same turn (bench/RESULTS.md, issue 53, third round). Anything else is refused as before.
+    if (!(answer instanceof Promise) && isAnswer(answer)) return out(request, answer);
+    return Promise.resolve(answer).then((response) => out(request, response), (error: unknown) => out(request, error, true));
   };
   const drain = async (): Promise<"answered" | "overdue"> => {
     closing = true;
@@ -111,14 +128,18 @@ export function createDraining(handler: Handler, finish: Finish = (_request, res
   return { handler: wrapped, drain, release: () => release(), settled };
 }
 
+/** Whether an answer is a `Response`: duck-typed, since on Node it may be a `FastResponse` or a native one. */
+function isAnswer(answer: unknown): answer is Response {
+  const candidate = answer as Partial<Response> | null | undefined;
+  return typeof candidate?.status === "number" && typeof candidate.headers?.get === "function";
+}
+
 /**
  * The app's answer, or a `TypeError` for the adapter to answer 500 and report: a string or `undefined`
  * handed on would be sent by Bun as an empty 204 when the connection closes after it, unreported.
  */
 function checkedAnswer(request: Request, answer: unknown): Response {
-  // Duck-typed: on Node the answer may be a `FastResponse` or a native `Response`.
-  const candidate = answer as Partial<Response> | null | undefined;
-  if (typeof candidate?.status === "number" && typeof candidate.headers?.get === "function") return answer as Response;
+  if (isAnswer(answer)) return answer;
   // Bun's URL of an HTTP/1.0 request without `Host` is its path alone.
   throw new TypeError(`The app answered ${request.method} ${splitUrl(request.url)?.path ?? "?"} with ${answer === null ? "null" : typeof answer}, not a Response`);
 }

@@ -2,11 +2,13 @@
  * @module
  * Serves the app with `Bun.serve`.
  */
-import type { ConnectionInfo, Handler } from "../src/mod.ts";
+import type { ConnectionInfo } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
 import type { Finish } from "./_draining.ts";
+import type { _AnswerNow } from "../src/_internal/_answer-now.ts";
+import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
 
@@ -30,7 +32,7 @@ const BUN_MAX_IDLE_SECONDS = 255;
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
-  const draining = createDraining(app.fetch, _finishInDraining(timeouts.idleSeconds));
+  const draining = createDraining(_answerNowOf(app), _finishInDraining(timeouts.idleSeconds));
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
@@ -119,7 +121,7 @@ function closes(message: Request | Response): boolean {
  * another reader. A body with a length goes on as Bun made it, on Bun's own path, told from the headers
  * first.
  */
-function withChunkedBodyRead(handler: Handler): Handler {
+function withChunkedBodyRead(handler: _AnswerNow): _AnswerNow {
   return (request, connection) => {
     if (!request.headers.has("transfer-encoding") || request.body === null) return handler(request, connection);
     return chunkedBodyRead(handler, request, connection);
@@ -127,7 +129,7 @@ function withChunkedBodyRead(handler: Handler): Handler {
 }
 
 /** The app's answer to a request with a chunked body, read through a stream whose rest can be dropped. */
-async function chunkedBodyRead(handler: Handler, request: Request, connection: ConnectionInfo | undefined): Promise<Response> {
+async function chunkedBodyRead(handler: _AnswerNow, request: Request, connection: ConnectionInfo | undefined): Promise<Response> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let ended = false;
   const body = new ReadableStream<Uint8Array>({

@@ -12,6 +12,8 @@ import type { AddressInfo } from "node:net";
 import type { ConnectionInfo, Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
+import type { _Answer, _AnswerNow } from "../src/_internal/_answer-now.ts";
+import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
@@ -109,7 +111,7 @@ export const serveNode: Serve = (app, options) =>
   new Promise((resolve, reject) => {
     const bridge = { onError: app.onError };
     const { headerSeconds, bodySeconds, idleSeconds } = options.timeouts ?? DEFAULT_TIMEOUTS;
-    const draining = createDraining(app.fetch);
+    const draining = createDraining(_answerNowOf(app));
     const server = createServer({
       headersTimeout: headerSeconds * 1000,
       requestTimeout: (headerSeconds + bodySeconds) * 1000,
@@ -144,18 +146,20 @@ export const serveNode: Serve = (app, options) =>
 
 /**
  * Answers one request: the handler's answer, or the one 500 when it throws or the answer cannot be
- * written (say, a header Node refuses). The returned promise settles once the answer is handed to Node.
+ * written (say, a header Node refuses). An answer the handler gave now (`_answerNow`) is written before
+ * this returns (`undefined`); else the returned promise settles once the answer is handed to Node.
  */
-function answer(handler: Handler, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
-  let answered: Promise<Response>;
+function answer(handler: _AnswerNow, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> | undefined {
+  let answered: _Answer;
   try {
     answered = handler(request, connection);
   } catch (error) {
     answered = Promise.reject(error);
   }
-  // One `then` from the handler's answer to the socket: no `async` frame for the answer or its send
-  // (`_sendNow`, measured in bench/RESULTS.md, issue 53, third round).
-  return Promise.resolve(answered).then((response) => sendOrFail(incoming, outgoing, response, options), (error: unknown) => fail(error, incoming, outgoing, options));
+  // At most one `then` from the handler's answer to the socket: no `async` frame for the answer or
+  // its send (`_sendNow`, measured in bench/RESULTS.md, issue 53, third round).
+  if (!(answered instanceof Promise)) return sendOrFail(incoming, outgoing, answered, options);
+  return answered.then((response) => sendOrFail(incoming, outgoing, response, options), (error: unknown) => fail(error, incoming, outgoing, options));
 }
 
 /** Sends `response`; a throw while writing it is answered as the handler's would be. */
@@ -237,8 +241,11 @@ async function sendStream(incoming: IncomingMessage, outgoing: ServerResponse, r
  * sending loses the answer (RFC 9112 §9.6). Resolves when the answer may go out; `undefined` when at once.
  */
 function finishRequestBody(incoming: IncomingMessage, headers: Record<string, string | string[]>, options: NodeBridgeOptions): Promise<void> | undefined {
-  if (incoming.complete || incoming.destroyed) return undefined;
-  const length = Number(incoming.headers["content-length"] ?? Number.NaN);
+  // A request that declares no body has none to drop, also when its answer goes out before Node has
+  // parsed the end of its head (an answer given now, inside the request's listener: `_answerNow`).
+  const declared = incoming.headers["content-length"];
+  if (incoming.complete || incoming.destroyed || (declared === undefined && incoming.headers["transfer-encoding"] === undefined)) return undefined;
+  const length = Number(declared ?? Number.NaN);
   if (length <= (options.drainLimitBytes ?? DEFAULT_DRAIN_LIMIT) && !/close/i.test(String(headers["connection"] ?? ""))) {
     discardRest(incoming);
     return undefined;

@@ -7,6 +7,7 @@
  * which imports nothing above it.
  */
 export { isBearerToken } from "./api-keys/mod.ts";
+export { _answerNowOf, _appAnsweringNow } from "./_internal/_answer-now.ts";
 export { FORBIDDEN_IN_HEADER_VALUE, HEADER_NAME } from "./_internal/_header-records.ts";
 export { publicUrlProblem } from "./public-origin.ts";
 export { ROUTES } from "./routes.ts";

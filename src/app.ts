@@ -3,6 +3,7 @@
  * `createApp`: the whole service as one function from a Fetch API `Request` to a `Response`, with
  * optional features plugged in (see `types.ts` for how plugs are asked).
  */
+import type { _Answer } from "./_internal/_answer-now.ts";
 import type { RequestTarget } from "./_internal/_request-target.ts";
 import type { Route, RouteMatch } from "./routes.ts";
 import type { PublicOriginOptions } from "./public-origin.ts";
@@ -23,6 +24,7 @@ import { createOriginResolver } from "./public-origin.ts";
 import { splitUrl } from "./_internal/_request-target.ts";
 import { createRouteHeaders, createRouteMatcher, ROUTES } from "./routes.ts";
 import { StoreUnavailableError } from "./store.ts";
+import { _appAnsweringNow } from "./_internal/_answer-now.ts";
 
 /** How to build the service; `publicUrl` and `trustProxy` say where its absolute URLs point. */
 export interface AppOptions extends PublicOriginOptions {
@@ -95,28 +97,42 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   reporting = plugs.filter((plug) => plug.report !== undefined);
   const basePrefix = `${basePath}/`;
 
-  async function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
+  // `_answerNow`: an answer ready now goes back as it is, not as a promise, so the adapters and wraps
+  // that know the device send it in the same turn (measured in bench/RESULTS.md, issue 53, third round).
+  function answerNow(request: Request, connection?: ConnectionInfo): _Answer {
     const carried: Carried = { headers: NO_HEADERS, context: undefined };
     try {
-      const answered = await respond(request, connection, carried);
-      // An answer the handler made some other way gets the route's headers here.
-      const { context } = carried;
-      const response = context === undefined || carried.headers === NO_HEADERS || context.madeHere(answered) ? answered : withHeaders(answered, carried.headers);
-      // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
-      return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
+      const answered = respond(request, connection, carried);
+      if (answered instanceof Promise || request.method === "HEAD") return answerLater(request, answered, carried);
+      return withRouteHeaders(answered, carried);
     } catch (error) {
-      if (error instanceof StoreUnavailableError) {
-        const path = splitUrl(request.url)?.path ?? request.url;
-        return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, carried.headers);
-      }
-      onError(error, request);
-      return internalErrorResponse(carried.headers);
+      return failed(request, error, carried);
     }
   }
 
-  // `respond` and `dispatch` are not async: a request's answer is awaited once, in `fetch`, and a
-  // request goes through two promises fewer: `_awaitedOnce` (measured in bench/RESULTS.md, issue 53).
-  function respond(request: Request, connection: ConnectionInfo | undefined, carried: Carried): Response | Promise<Response> {
+  async function answerLater(request: Request, answered: _Answer, carried: Carried): Promise<Response> {
+    try {
+      const response = withRouteHeaders(await answered, carried);
+      // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
+      return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
+    } catch (error) {
+      return failed(request, error, carried);
+    }
+  }
+
+  /** The answer to an error thrown or rejected while answering: 503 for a store that cannot serve now, else the 500, reported. */
+  function failed(request: Request, error: unknown, carried: Carried): Response {
+    if (error instanceof StoreUnavailableError) {
+      const path = splitUrl(request.url)?.path ?? request.url;
+      return errorResponse("service_unavailable", `Cannot ${request.method} ${path}: ${error.message}`, carried.headers);
+    }
+    onError(error, request);
+    return internalErrorResponse(carried.headers);
+  }
+
+  // `respond` and `dispatch` are not async: a request's answer is awaited at most once, in
+  // `answerLater`, and a request goes through two promises fewer: `_awaitedOnce` (measured in bench/RESULTS.md, issue 53).
+  function respond(request: Request, connection: ConnectionInfo | undefined, carried: Carried): _Answer {
     const target = splitUrl(request.url);
     const path = target?.path ?? "";
     // The plugs first: the headers every answer carries, then the steps; the first answer ends the
@@ -152,7 +168,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
    * The key is checked before routing, so an unknown path or method without a key answers 401; its
    * scope once the operation is known, so a read-only key's write answers 403 (a 404 or 405 first).
    */
-  function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Carried): Response | Promise<Response> {
+  function dispatch(request: Request, match: RouteMatch | undefined, target: RequestTarget, baseUrl: string, carried: Carried): _Answer {
     const headers = carried.headers;
     const check = match?.route?.public ? undefined : keys.keyOf(request);
     if (check !== undefined && check.outcome !== "valid") return unauthorized(check, realm, headers);
@@ -174,7 +190,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     return match === undefined || match.route !== undefined ? undefined : match.allow;
   }
 
-  return { fetch, onError };
+  return _appAnsweringNow(answerNow, onError);
 }
 
 /**
@@ -184,6 +200,12 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
 interface Carried {
   headers: Readonly<Record<string, string>>;
   context: Context | undefined;
+}
+
+/** An answer the handler made some other way, with the route's headers put on it. */
+function withRouteHeaders(answered: Response, carried: Carried): Response {
+  const { context } = carried;
+  return context === undefined || carried.headers === NO_HEADERS || context.madeHere(answered) ? answered : withHeaders(answered, carried.headers);
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

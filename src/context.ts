@@ -24,8 +24,8 @@ export interface ContextParts extends Pick<Context, "request" | "query" | "param
   readonly texts: PetTexts;
 }
 
-/** Answers one matched request. */
-export type RouteHandler = (context: Context) => Promise<Response>;
+/** Answers one matched request: now, or a promise where it waits (for the store, the body). */
+export type RouteHandler = (context: Context) => Response | Promise<Response>;
 
 /** Everything a route handler needs to answer one request, and whether an answer was made through it (and so carries the request's headers). */
 export class Context {

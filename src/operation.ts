@@ -77,8 +77,8 @@ export interface OperationDeclaration<P extends ParameterSet, Body> extends Omit
   readonly alsoDocumented?: readonly Json[];
   /** Its answers by status, as the document declares them (`openapi/answers.ts`). */
   readonly answers: Readonly<Record<string, Json>>;
-  /** Answers the request, its parameters and body already read. */
-  handler(context: Context, input: Input<P, Body>): Promise<Response>;
+  /** Answers the request, its parameters and body already read: now, or a promise where it waits. */
+  handler(context: Context, input: Input<P, Body>): Response | Promise<Response>;
 }
 
 /** A declared operation, whatever it reads: what the route table and the document take. */
@@ -105,12 +105,11 @@ export function routeOf(operation: Operation): Route {
   // A header's name as the Fetch API keeps it, lowercase, so no request lowercases it again.
   const headerParameters = where("header").map(([key, parameter]) => [key, parameter, parameter.name.toLowerCase()] as const);
   const known = queryParameters.map(([, parameter]) => `"${parameter.name}"`).join(", ");
-  const refused = (context: Context, place: keyof typeof CODES, problems: readonly string[]) =>
-    Promise.resolve(context.error(CODES[place], `${action}: ${joinIssues(problems)}`));
+  const refused = (context: Context, place: keyof typeof CODES, problems: readonly string[]) => context.error(CODES[place], `${action}: ${joinIssues(problems)}`);
 
   // Not async, and nothing made that a request does not need: an operation without a body reads its
   // request and calls its handler in one step (measured in bench/RESULTS.md, issue 49).
-  function handler(context: Context): Promise<Response> {
+  function handler(context: Context): Response | Promise<Response> {
     const input: Record<string, unknown> = {};
     let problems: string[] | undefined;
     for (const [key, parameter] of pathParameters) problems = take(input, key, parameter.read(context.params[parameter.name]), problems);

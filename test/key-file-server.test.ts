@@ -113,9 +113,12 @@ test("a key file that changes while it is read is refused, never read half old, 
     await writer.exited;
   }
   // Whole versions may be read between two copies; anything else, an empty file or half of one, is refused.
+  // On a busy machine `cp` may truncate the file and then wait past the settling time before its first
+  // write: that empty file is refused too, as holding no key.
   const changed = "it changed while it was read; write a new file beside it and rename it into place (mv), which is never seen half written";
+  const empty = (outcome: string) => outcome.startsWith("it holds no key: ");
   const whole = ["whole 40000 keys, version a", "whole 40000 keys, version bb"];
-  expect([...seen].filter((outcome) => outcome !== changed && !whole.includes(outcome))).toEqual([]);
+  expect([...seen].filter((outcome) => outcome !== changed && !empty(outcome) && !whole.includes(outcome))).toEqual([]);
   expect(seen.has(changed)).toBe(true);
 }, 30_000);
 

@@ -6,17 +6,21 @@ import { expect, test } from "bun:test";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import type { RecordedSpan } from "../adapters/server/_span-recorder.ts";
+import type { IdBytes, RecordedSpan } from "../adapters/server/_span-recorder.ts";
 import { jsonEncoder, protobufEncoder } from "../adapters/server/_otlp-encode.ts";
+import { bytesOfHex, hexOf } from "../adapters/server/_span-recorder.ts";
 
 const SOURCE = { resource: { "service.name": "pets", "deployment.environment.name": "test", "team.size": 3 }, scope: { name: "animal-store", version: "1.2.3" }, timeOrigin: 1_764_299_999_500.25 };
 
-/** Spans as the recorder keeps them, with times and ids fixed; the second's parent came from a caller. */
+/** An id as the recorder keeps it, at an offset into its bytes as ids drawn from the pool are. */
+const id = (hex: string): IdBytes => ({ bytes: new Uint8Array([0xee, ...bytesOfHex(hex)]), at: 1 });
+
+/** Spans as the recorder keeps them, with times and ids fixed; the second's parent came from a caller, and its attributes take each way a value is written (short, near and past a one-byte length, beyond ASCII, negative, large). */
 const SPANS: RecordedSpan[] = [
   {
-    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
-    spanId: "00f067aa0ba902b7",
-    parentSpanId: "",
+    traceId: id("4bf92f3577b34da6a3ce929d0e0e4736"),
+    spanId: id("00f067aa0ba902b7"),
+    parentSpanId: undefined,
     parentRemote: false,
     traceState: undefined,
     name: "PetStore.list",
@@ -28,16 +32,16 @@ const SPANS: RecordedSpan[] = [
     statusCode: 2,
   },
   {
-    traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
-    spanId: "b7ad6b7169203331",
-    parentSpanId: "0af7651916cd43dd",
+    traceId: id("4bf92f3577b34da6a3ce929d0e0e4736"),
+    spanId: id("b7ad6b7169203331"),
+    parentSpanId: id("0af7651916cd43dd"),
     parentRemote: true,
     traceState: { serialize: () => "rojo=00f067aa0ba902b7" },
     name: "GET /v1/pets/{petId}",
     kind: 1,
     startMs: 1_499.75,
     endMs: 1_499.751,
-    attributes: { "http.request.method": "GET", "server.port": 8080, "x.ratio": 0.5, "x.flag": true, "user_agent.original": "probé/1 ✓" },
+    attributes: { "http.request.method": "GET", "server.port": 8080, "x.ratio": 0.5, "x.flag": true, "user_agent.original": "probé/1 ✓", "x.near": "n".repeat(120), "x.long": "l".repeat(300), "x.negative": -1, "x.large": 2 ** 40 },
     added: ["http.response.status_code", 200, "animal_store.api_key.name", "ci"],
     statusCode: 0,
   },
@@ -51,8 +55,8 @@ function readable(span: RecordedSpan, hrTimes: [[number, number], [number, numbe
   return {
     name: span.name,
     kind: span.kind,
-    spanContext: () => ({ traceId: span.traceId, spanId: span.spanId, traceFlags: 1, ...traceState }),
-    ...(span.parentSpanId === "" ? {} : { parentSpanContext: { traceId: span.traceId, spanId: span.parentSpanId, traceFlags: 1, isRemote: span.parentRemote } }),
+    spanContext: () => ({ traceId: hexOf(span.traceId, 16), spanId: hexOf(span.spanId, 8), traceFlags: 1, ...traceState }),
+    ...(span.parentSpanId === undefined ? {} : { parentSpanContext: { traceId: hexOf(span.traceId, 16), spanId: hexOf(span.parentSpanId, 8), traceFlags: 1, isRemote: span.parentRemote } }),
     startTime: hrTimes[0],
     endTime: hrTimes[1],
     status: { code: span.statusCode },

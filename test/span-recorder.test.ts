@@ -8,7 +8,7 @@ import * as api from "@opentelemetry/api";
 import { TraceIdRatioBasedSampler } from "@opentelemetry/sdk-trace";
 import type { RecordedSpan } from "../adapters/server/_span-recorder.ts";
 import type { SamplerName } from "../adapters/server/trace-settings.ts";
-import { createSpanRecorder } from "../adapters/server/_span-recorder.ts";
+import { createSpanRecorder, hexOf } from "../adapters/server/_span-recorder.ts";
 
 /** A recorder with `sampler`, keeping what ends. */
 function recorder(sampler: SamplerName, ratio = 1, attributeValueLengthLimit = 1024) {
@@ -53,7 +53,8 @@ test("a span the sampler dropped keeps its trace and tracestate with an id of it
 
 test("a child carries its parent's trace, id and tracestate; a long string attribute is cut; an attribute set again keeps the last value", () => {
   const { api: own, tracer, ended } = recorder("parentbased_always_on", 1, 8);
-  const caller = own.trace.setSpanContext(own.context.active(), { traceId: hex(16), spanId: "0af7651916cd43dd", traceFlags: 1, isRemote: true, traceState: own.createTraceState!("rojo=1") });
+  const traceId = hex(16);
+  const caller = own.trace.setSpanContext(own.context.active(), { traceId, spanId: "0af7651916cd43dd", traceFlags: 1, isRemote: true, traceState: own.createTraceState!("rojo=1") });
   const parent = tracer.startSpan("server", { kind: 1, attributes: { "user_agent.original": "probe/1.0 (long)", "server.port": 80 } }, caller);
   own.context.with(own.trace.setSpan(own.context.active(), parent), () => {
     const child = tracer.startSpan("store", { kind: 0 }, own.context.active());
@@ -66,8 +67,11 @@ test("a child carries its parent's trace, id and tracestate; a long string attri
   parent.end();
   parent.setAttribute("late", true);
   const [child, server] = ended;
-  expect(server).toMatchObject({ name: "server", kind: 1, parentSpanId: "0af7651916cd43dd", parentRemote: true, attributes: { "user_agent.original": "probe/1.", "server.port": 8080 }, added: [] });
-  expect(child).toMatchObject({ name: "store", traceId: server!.traceId, parentSpanId: server!.spanId, parentRemote: false, added: ["error.type", "Second"], statusCode: 2 });
+  expect(server).toMatchObject({ name: "server", kind: 1, parentRemote: true, attributes: { "user_agent.original": "probe/1.", "server.port": 8080 }, added: [] });
+  expect(hexOf(server!.traceId, 16)).toBe(traceId);
+  expect(hexOf(server!.parentSpanId!, 8)).toBe("0af7651916cd43dd");
+  expect(child).toMatchObject({ name: "store", parentRemote: false, added: ["error.type", "Second"], statusCode: 2 });
+  expect([hexOf(child!.traceId, 16), hexOf(child!.spanId, 8), hexOf(child!.parentSpanId!, 8)]).toEqual([parent.spanContext().traceId, expect.stringMatching(/^[0-9a-f]{16}$/), parent.spanContext().spanId]);
   expect(child!.traceState?.serialize()).toBe("rojo=1");
   expect(server!.endMs).toBeGreaterThanOrEqual(server!.startMs);
 });

@@ -11,8 +11,8 @@ import type { Socket } from "node:net";
 
 /** What a stop may close, and how the server says which connections are answering. */
 export interface Connections {
-  /** Marks `socket` as answering until `answered` settles (the answer handed to Node). */
-  answering(socket: Socket, answered: Promise<void>): void;
+  /** Marks `socket` as answering until `answered` settles (the answer handed to Node); `undefined`: it was handed over already. */
+  answering(socket: Socket, answered: Promise<void> | undefined): void;
   /** Closes every connection no request is being answered on, and each of the others once its answer is sent. */
   closeUnanswering(): void;
   /** Closes every connection, answered or not (for requests still in flight at the stop's limit). */
@@ -39,6 +39,7 @@ export function trackConnections(server: HttpServer): Connections {
   };
   return {
     answering: (socket, answered) => {
+      if (answered === undefined) return answeredOn(socket);
       busy.add(socket);
       // `then` rather than `finally`, which makes two more promises an answer; no closure named per
       // answer (tsx names each, with `Object.defineProperty`: 1.7% of a create's samples).

@@ -6,7 +6,8 @@
  * SDK's serializer was the largest share of a traced request's time (bench/RESULTS.md).
  */
 import type { OtelAttributes, OtelAttributeValue } from "../../src/tracing/mod.ts";
-import type { RecordedSpan } from "./_span-recorder.ts";
+import type { IdBytes, RecordedSpan } from "./_span-recorder.ts";
+import { hexOf } from "./_span-recorder.ts";
 
 /** Who made the spans: the resource's attributes and the instrumentation scope. */
 export interface SpanSource {
@@ -32,9 +33,9 @@ export function encodeJson(spans: readonly RecordedSpan[], source: SpanSource): 
 
 function jsonSpan(span: RecordedSpan, origin: number): unknown {
   return {
-    traceId: span.traceId,
-    spanId: span.spanId,
-    ...(span.parentSpanId === "" ? {} : { parentSpanId: span.parentSpanId }),
+    traceId: hexOf(span.traceId, 16),
+    spanId: hexOf(span.spanId, 8),
+    ...(span.parentSpanId === undefined ? {} : { parentSpanId: hexOf(span.parentSpanId, 8) }),
     ...(span.traceState === undefined ? {} : { traceState: span.traceState.serialize() }),
     name: span.name,
     kind: span.kind + 1,
@@ -66,26 +67,37 @@ function jsonValue(value: OtelAttributeValue): unknown {
 
 /** A span's time as whole nanoseconds since the epoch, in decimal. */
 function nanosText(origin: number, ms: number): string {
-  const [seconds, nanos] = secondsAndNanos(origin, ms);
+  const seconds = secondsOf(origin, ms);
+  const nanos = nanosOf(origin, ms);
   return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, "0")}`;
 }
 
-/**
- * `origin` + `ms` as whole seconds and nanoseconds, each part split apart before the sum as the SDK
- * splits `performance.timeOrigin` and `performance.now()`: their sum in one number would lose the
- * nanoseconds to rounding.
- */
-function secondsAndNanos(origin: number, ms: number): [number, number] {
-  const [originSeconds, originNanos] = split(origin);
-  const [seconds, nanos] = split(ms);
-  const sum = originNanos + nanos;
-  return sum >= 1e9 ? [originSeconds + seconds + 1, sum - 1e9] : [originSeconds + seconds, sum];
+// `origin` + `ms` as whole seconds and nanoseconds, each part split apart before the sum as the SDK
+// splits `performance.timeOrigin` and `performance.now()`: their sum in one number would lose the
+// nanoseconds to rounding. Two functions of numbers, not one of a pair: a pair is an array a time.
+
+/** The whole seconds of `origin` + `ms`. */
+function secondsOf(origin: number, ms: number): number {
+  return wholeSeconds(origin) + wholeSeconds(ms) + (partNanos(origin) + partNanos(ms) >= 1e9 ? 1 : 0);
 }
 
-function split(ms: number): [number, number] {
+/** The nanoseconds past `secondsOf(origin, ms)`. */
+function nanosOf(origin: number, ms: number): number {
+  const sum = partNanos(origin) + partNanos(ms);
+  return sum >= 1e9 ? sum - 1e9 : sum;
+}
+
+/** The whole seconds of `ms`, after its nanoseconds are rounded. */
+function wholeSeconds(ms: number): number {
+  const seconds = Math.floor(ms / 1000);
+  return Math.round((ms - seconds * 1000) * 1e6) === 1e9 ? seconds + 1 : seconds;
+}
+
+/** The nanoseconds of `ms` past its whole seconds, rounded. */
+function partNanos(ms: number): number {
   const seconds = Math.floor(ms / 1000);
   const nanos = Math.round((ms - seconds * 1000) * 1e6);
-  return nanos === 1e9 ? [seconds + 1, 0] : [seconds, nanos];
+  return nanos === 1e9 ? 0 : nanos;
 }
 
 function spanFlags(span: RecordedSpan): number {
@@ -155,23 +167,24 @@ export function protobufEncoder(source: SpanSource): BatchEncoder {
 
 /** `Span`'s fields in the SDK serializer's order. */
 function spanFields(out: Writer, span: RecordedSpan, origin: number): void {
-  out.hex(1, span.traceId);
-  out.hex(2, span.spanId);
+  out.id(1, span.traceId, 16);
+  out.id(2, span.spanId, 8);
   const traceState = span.traceState?.serialize();
   if (traceState !== undefined && traceState !== "") out.string(3, traceState);
-  if (span.parentSpanId !== "") out.hex(4, span.parentSpanId);
+  if (span.parentSpanId !== undefined) out.id(4, span.parentSpanId, 8);
   out.string(5, span.name);
   out.varintField(6, span.kind + 1);
-  out.fixed64(7, ...secondsAndNanos(origin, span.startMs));
-  out.fixed64(8, ...secondsAndNanos(origin, span.endMs));
+  out.fixed64(7, secondsOf(origin, span.startMs), nanosOf(origin, span.startMs));
+  out.fixed64(8, secondsOf(origin, span.endMs), nanosOf(origin, span.endMs));
   attributesField(out, 9, span.attributes, span.added);
   // Nothing dropped (10), no events (11, 12), no links (13, 14): the counts written as the SDK writes them.
   out.varintField(10, 0);
   out.varintField(12, 0);
   out.varintField(14, 0);
-  const status = out.begin(15);
+  // `Status` is its code alone (0 or 2): two bytes, written without measuring.
+  out.tag(15, 2);
+  out.byte(2);
   out.varintField(3, span.statusCode);
-  out.end(status);
   out.tag(16, 5);
   out.uint32(spanFlags(span));
 }
@@ -184,6 +197,7 @@ function attributesField(out: Writer, field: number, attributes: OtelAttributes,
 
 /** `KeyValue` (1 key, 2 value) with `AnyValue` (1 string, 2 bool, 3 int, 4 double). */
 function keyValue(out: Writer, field: number, key: string, value: OtelAttributeValue): void {
+  if (typeof value === "string" ? out.shortKeyString(field, key, value) : Number.isSafeInteger(value) && (value as number) >= 0 && out.shortKeyInt(field, key, value as number)) return;
   const pair = out.begin(field);
   out.string(1, key);
   const any = out.begin(2);
@@ -197,8 +211,6 @@ function keyValue(out: Writer, field: number, key: string, value: OtelAttributeV
 
 // The most bytes a length takes before its message is written: lengths up to 2^35.
 const LENGTH_ROOM = 5;
-const HEX_VALUE = new Uint8Array(128);
-for (let digit = 0; digit < 16; digit++) HEX_VALUE["0123456789abcdef".charCodeAt(digit)] = digit;
 
 // A class, not closures: the writer's state and its many small writes in one shape.
 /** Protobuf's wire format into one growing buffer. */
@@ -292,12 +304,41 @@ class Writer {
     this.#encoded(text);
   }
 
-  /** Hex digits as the bytes they spell (a trace or span id). */
-  hex(field: number, hex: string): void {
+  byte(value: number): void {
+    this.#room(1);
+    this.#buffer[this.#at++] = value;
+  }
+
+  /**
+   * A `KeyValue` of a string in one forward pass, its lengths known before it is written, when the
+   * key and value are ASCII and short (every length one byte); false, with nothing written, otherwise.
+   */
+  shortKeyString(field: number, key: string, value: string): boolean {
+    const start = this.#at;
+    if (this.#shortPair(field, key, value.length + 2) && this.#ascii(0x0a, value)) return true;
+    this.#at = start;
+    return false;
+  }
+
+  /** A `KeyValue` of a whole number below 2^53 in one forward pass, as `shortKeyString`. */
+  shortKeyInt(field: number, key: string, value: number): boolean {
+    let size = 1;
+    for (let rest = value; rest >= 0x80; rest = Math.floor(rest / 128)) size++;
+    const start = this.#at;
+    if (this.#shortPair(field, key, size + 1)) {
+      this.varintField(3, value);
+      return true;
+    }
+    this.#at = start;
+    return false;
+  }
+
+  /** An id's `length` bytes (a trace or span id). */
+  id(field: number, { bytes, at }: IdBytes, length: number): void {
     this.tag(field, 2);
-    this.#varint(hex.length / 2);
-    this.#room(hex.length / 2);
-    for (let index = 0; index < hex.length; index += 2) this.#buffer[this.#at++] = HEX_VALUE[hex.charCodeAt(index)]! * 16 + HEX_VALUE[hex.charCodeAt(index + 1)]!;
+    this.#varint(length);
+    this.#room(length);
+    for (let index = at; index < at + length; index++) this.#buffer[this.#at++] = bytes[index]!;
   }
 
   /** Starts a length-delimited message, leaving room for its length; returns where, for `end`. */
@@ -316,6 +357,36 @@ class Writer {
     this.#varint(length);
     this.#buffer.copyWithin(this.#at, start + LENGTH_ROOM, start + LENGTH_ROOM + length);
     this.#at += length;
+  }
+
+  /**
+   * A short `KeyValue`'s start: its tag and length, the key, then its `AnyValue`'s tag and length
+   * (`anyLength`), with room for the value; false when a length would take more than one byte or
+   * the key is not ASCII.
+   */
+  #shortPair(field: number, key: string, anyLength: number): boolean {
+    const pairLength = key.length + 2 + anyLength + 2;
+    if (pairLength >= 128) return false;
+    this.tag(field, 2);
+    this.#room(pairLength + 1);
+    this.#buffer[this.#at++] = pairLength;
+    if (!this.#ascii(0x0a, key)) return false;
+    this.#buffer[this.#at++] = 0x12;
+    this.#buffer[this.#at++] = anyLength;
+    return true;
+  }
+
+  /** `tag`, then `text` (under 128 characters) as a one-byte length and its bytes; false at a character beyond ASCII. */
+  #ascii(tag: number, text: string): boolean {
+    const buffer = this.#buffer;
+    buffer[this.#at++] = tag;
+    buffer[this.#at++] = text.length;
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      if (code >= 0x80) return false;
+      buffer[this.#at++] = code;
+    }
+    return true;
   }
 
   #encoded(text: string): void {

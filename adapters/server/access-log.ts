@@ -21,7 +21,7 @@ import type { App, ConnectionInfo, KeyRing, Wrap } from "../../src/mod.ts";
 import type { TraceIds } from "../../src/tracing/mod.ts";
 import type { Output } from "./output.ts";
 import { setHeaders } from "../../src/mod.ts";
-import { rawTarget } from "../../src/_server-entry.ts";
+import { _answerNowOf, _appAnsweringNow, rawTarget } from "../../src/_server-entry.ts";
 import { readTraceContext } from "../../src/tracing/mod.ts";
 import { createBatch } from "./_batch.ts";
 import { createHexCounter, millisecondsText } from "./_log-numbers.ts";
@@ -129,20 +129,26 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   }
 
   function wrap(app: App): App {
+    const answer = _answerNowOf(app);
     // No layer of its own: the id is read before the app runs and the answer noted when it is
-    // ready, in one callback (an async function here was one more promise per request).
-    function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    // ready, in one callback (an async function here was one more promise per request); and an
+    // answer the app gave now is noted now and passed on as it is (`_answerNow`, bench/RESULTS.md).
+    function answerNow(request: Request, connection?: ConnectionInfo): Response | Promise<Response> {
       const started = performance.now();
       const given = request.headers.get("x-request-id");
       const requestId = given !== null && CLIENT_REQUEST_ID.test(given) ? given : nextId();
       ids.set(request, requestId);
-      return app.fetch(request, connection).then((response) => {
-        const declared = declaredLength(response);
-        if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
-        return noted(request, response, requestId, started, declared);
-      });
+      const answered = answer(request, connection);
+      return answered instanceof Promise ? answered.then((response) => sized(request, response, requestId, started)) : sized(request, answered, requestId, started);
     }
-    return { fetch, onError: app.onError };
+    return _appAnsweringNow(answerNow, app.onError);
+  }
+
+  /** `response` noted with the length of its body: the one it declares, or, where it declares none, read. */
+  function sized(request: Request, response: Response, requestId: string, started: number): Response | Promise<Response> {
+    const declared = declaredLength(response);
+    if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
+    return noted(request, response, requestId, started, declared);
   }
 
   /** `response` with its `X-Request-Id`, and noted for the log. */

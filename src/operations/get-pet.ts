@@ -2,7 +2,10 @@
  * @module
  * `GET /pets/{petId}` (getPet, deprecated): one pet by id.
  */
+import type { Context } from "../context.ts";
 import type { Operation } from "../operation.ts";
+import type { Pet } from "../pet.ts";
+import { _getNow, _then } from "../_internal/_answer-now.ts";
 import { operation } from "../operation.ts";
 import { answer, COMMON_ANSWERS, errorAnswer, HOST_MESSAGE, IF_NONE_MATCH, ref, REQUEST_ID, RESPONSES, withHeaders } from "../openapi/answers.ts";
 import { PET_ID } from "../validate-pet.ts";
@@ -55,9 +58,12 @@ export const getPet: Operation = operation({
     "503": COMMON_ANSWERS["503"],
   },
 
-  async handler(context, { petId }) {
-    const pet = await context.store.get(petId);
-    if (pet === undefined) return context.error("not_found", `Cannot get pet: no pet has id ${petId}`);
-    return context.tagged(context.petJson(pet));
-  },
+  // As `const pet = await context.store.get(petId)`, but answered now when the store reads now (`_answerNow`).
+  handler: (context, { petId }) => _then(_getNow(context.store, petId), (pet) => petAnswer(context, petId, pet)),
 });
+
+/** The pet's answer, or 404 when there is none. */
+function petAnswer(context: Context, petId: number, pet: Pet | undefined): Response {
+  if (pet === undefined) return context.error("not_found", `Cannot get pet: no pet has id ${petId}`);
+  return context.tagged(context.petJson(pet));
+}

@@ -2,14 +2,16 @@
  * @module
  * `GET /pets` (listPets): a page of pets in ascending id order, with a `Link` to the next page.
  */
+import type { Context } from "../context.ts";
 import type { Operation, Parameter } from "../operation.ts";
-import type { PetStatus } from "../pet.ts";
+import type { Pet, PetStatus } from "../pet.ts";
 import type { PageQuery } from "../store.ts";
 import { operation } from "../operation.ts";
 import { answer, COMMON_ANSWERS, errorAnswer, HOST_MESSAGE, IF_NONE_MATCH, ref, REQUEST_ID } from "../openapi/answers.ts";
 import { isPetStatus, MAX_EXACT_INTEGER } from "../pet.ts";
 import { describe, invalid, statusProblem, valid } from "../validation.ts";
 import { parseCanonicalInteger } from "../_internal/_number-literals.ts";
+import { _listNow, _then } from "../_internal/_answer-now.ts";
 
 /** The smallest, largest and default page size. */
 export const LIMIT = { min: 1, max: 100, default: 20 } as const;
@@ -89,16 +91,21 @@ export const listPets: Operation = operation({
     ...COMMON_ANSWERS,
   },
 
-  async handler(context, { limit, status, after }) {
+  handler(context, { limit, status, after }) {
     const query: PageQuery = status === undefined ? { limit, after } : { limit, after, status };
-    // One pet more than asked tells whether a next page exists without a second query.
-    const pets = await context.store.list({ ...query, limit: limit + 1 });
-    if (pets.length <= limit) return context.untagged(context.pageJson(pets));
-    const page = pets.slice(0, limit);
-    const next = nextPageUrl(context.baseUrl, query, page[page.length - 1]!.id);
-    return context.tagged(context.pageJson(page), { link: `<${next}>; rel="next"` });
+    // One pet more than asked tells whether a next page exists without a second query. As `await
+    // context.store.list(…)`, but answered now when the store reads now (`_answerNow`).
+    return _then(_listNow(context.store, { ...query, limit: limit + 1 }), (pets) => pageAnswer(context, query, pets));
   },
 });
+
+/** The page's answer, from the pets read with one more than asked: tagged, with a `Link` to the next page, when there was one more. */
+function pageAnswer(context: Context, query: PageQuery, pets: readonly Pet[]): Response {
+  if (pets.length <= query.limit) return context.untagged(context.pageJson(pets));
+  const page = pets.slice(0, query.limit);
+  const next = nextPageUrl(context.baseUrl, query, page[page.length - 1]!.id);
+  return context.tagged(context.pageJson(page), { link: `<${next}>; rel="next"` });
+}
 
 /** The URL of the page after `lastId`, keeping the page size and filter (RFC 8288 target). */
 function nextPageUrl(baseUrl: string, query: PageQuery, lastId: number): string {
