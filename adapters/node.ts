@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import type { ConnectionInfo, Handler } from "../src/mod.ts";
 import type { Serve, Server } from "./_serve.ts";
 import { internalErrorResponse } from "../src/errors.ts";
-import type { _AnswerNow } from "../src/_internal/_answer-now.ts";
+import type { _Answer, _AnswerNow } from "../src/_internal/_answer-now.ts";
 import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { watchAccepts } from "./_accept-watchdog.ts";
 import { createDraining } from "./_draining.ts";
@@ -21,6 +21,7 @@ import { answerClientError } from "./_node/client-error.ts";
 import { trackConnections } from "./_node/connections.ts";
 import { bodyConsumed, madeRequest, NODE_CONNECTION, nodeRequest } from "./_node/request.ts";
 import { discardRest, dropRest } from "./_node/request-body.ts";
+import type { NodeParts } from "./_node/response.ts";
 import { FastResponse, headerRecord } from "./_node/response.ts";
 import { HOST_BODY_TAKEN, hostParsedBody } from "./_node/host-body.ts";
 
@@ -143,29 +144,72 @@ export const serveNode: Serve = (app, options) =>
     });
   });
 
-/** Answers one request; a throw while writing (say, a header Node refuses) is caught too. */
-async function answer(handler: _AnswerNow, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> {
+/**
+ * Answers one request: the handler's answer, or the one 500 when it throws or the answer cannot be
+ * written (say, a header Node refuses). An answer the handler gave now (`_answerNow`) is written before
+ * this returns (`undefined`); else the returned promise settles once the answer is handed to Node.
+ */
+function answer(handler: _AnswerNow, request: Request, connection: ConnectionInfo, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> | undefined {
+  let answered: _Answer;
   try {
-    await send(incoming, outgoing, await handler(request, connection), options);
+    answered = handler(request, connection);
   } catch (error) {
-    if (incoming.destroyed && outgoing.destroyed) return; // the client left; nobody to answer
-    options.onError?.(error);
-    if (outgoing.headersSent) outgoing.destroy();
-    else await send(incoming, outgoing, internalErrorResponse(), options);
+    answered = Promise.reject(error);
+  }
+  // At most one `then` from the handler's answer to the socket: no `async` frame for the answer or
+  // its send (`_sendNow`, measured in bench/RESULTS.md, issue 53, third round).
+  if (!(answered instanceof Promise)) return sendOrFail(incoming, outgoing, answered, options);
+  return answered.then((response) => sendOrFail(incoming, outgoing, response, options), (error: unknown) => fail(error, incoming, outgoing, options));
+}
+
+/** Sends `response`; a throw while writing it is answered as the handler's would be. */
+function sendOrFail(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> | undefined {
+  try {
+    return _sendNow(incoming, outgoing, response, options)?.catch((error: unknown) => fail(error, incoming, outgoing, options));
+  } catch (error) {
+    return fail(error, incoming, outgoing, options);
   }
 }
 
-async function send(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
-  const parts = response instanceof FastResponse ? response.toNodeParts() : undefined;
-  if (parts !== undefined) {
-    // A text body is written as it is; a HEAD answer keeps the Content-Length of its GET.
-    parts.headers["content-length"] ??= String(Buffer.byteLength(parts.body));
-    const dropping = finishRequestBody(incoming, parts.headers, options);
-    if (dropping !== undefined) await dropping;
-    outgoing.writeHead(parts.status, parts.headers);
-    outgoing.end(parts.body);
-    return;
+/** Reports an error that escaped the handler or the send, and answers 500 if nothing was sent yet. */
+function fail(error: unknown, incoming: IncomingMessage, outgoing: ServerResponse, options: NodeBridgeOptions): Promise<void> | undefined {
+  if (incoming.destroyed && outgoing.destroyed) return undefined; // the client left; nobody to answer
+  options.onError?.(error);
+  if (outgoing.headersSent) {
+    outgoing.destroy();
+    return undefined;
   }
+  return send(incoming, outgoing, internalErrorResponse(), options);
+}
+
+/** Sends `response`, whatever its kind; resolves once it is handed to Node, rejects when it cannot be written. */
+async function send(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
+  await _sendNow(incoming, outgoing, response, options);
+}
+
+/**
+ * Sends `response`: a `FastResponse` of text whose request body is done with is written before this
+ * returns (`undefined`); anything else returns the promise of its send.
+ */
+function _sendNow(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> | undefined {
+  const parts = response instanceof FastResponse ? response.toNodeParts() : undefined;
+  if (parts === undefined) return sendStream(incoming, outgoing, response, options);
+  // A text body is written as it is; a HEAD answer keeps the Content-Length of its GET.
+  parts.headers["content-length"] ??= String(Buffer.byteLength(parts.body));
+  const dropping = finishRequestBody(incoming, parts.headers, options);
+  if (dropping !== undefined) return dropping.then(() => writeParts(outgoing, parts));
+  writeParts(outgoing, parts);
+  return undefined;
+}
+
+/** Writes a `FastResponse`'s parts: its head, then its whole text body, which Node sends together. */
+function writeParts(outgoing: ServerResponse, parts: NodeParts): void {
+  outgoing.writeHead(parts.status, parts.headers);
+  outgoing.end(parts.body);
+}
+
+/** Sends any `Response`: its headers as Node takes them, its body read whole when its length is unknown, else streamed. */
+async function sendStream(incoming: IncomingMessage, outgoing: ServerResponse, response: Response, options: NodeBridgeOptions): Promise<void> {
   const headers = headerRecord(response.headers);
   // Node frames the body itself; a handler's Transfer-Encoding would clash with Content-Length.
   delete headers["transfer-encoding"];
@@ -197,8 +241,11 @@ async function send(incoming: IncomingMessage, outgoing: ServerResponse, respons
  * sending loses the answer (RFC 9112 §9.6). Resolves when the answer may go out; `undefined` when at once.
  */
 function finishRequestBody(incoming: IncomingMessage, headers: Record<string, string | string[]>, options: NodeBridgeOptions): Promise<void> | undefined {
-  if (incoming.complete || incoming.destroyed) return undefined;
-  const length = Number(incoming.headers["content-length"] ?? Number.NaN);
+  // A request that declares no body has none to drop, also when its answer goes out before Node has
+  // parsed the end of its head (an answer given now, inside the request's listener: `_answerNow`).
+  const declared = incoming.headers["content-length"];
+  if (incoming.complete || incoming.destroyed || (declared === undefined && incoming.headers["transfer-encoding"] === undefined)) return undefined;
+  const length = Number(declared ?? Number.NaN);
   if (length <= (options.drainLimitBytes ?? DEFAULT_DRAIN_LIMIT) && !/close/i.test(String(headers["connection"] ?? ""))) {
     discardRest(incoming);
     return undefined;

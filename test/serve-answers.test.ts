@@ -83,4 +83,25 @@ describe.each(Object.keys(ADAPTERS))("%s", (adapter) => {
     expect(server.output()).toContain("closed");
     expect(await server.reported(0)).toEqual([]);
   }, 30_000);
+
+  test("a body that arrives in pieces reaches the app whole, in a buffer of its own length, also two on one connection", async () => {
+    await using server = await serveFixture(ADAPTERS[adapter]!);
+    const body = '{"name":"Rex","tag":"a-b"}';
+    const bytes = Buffer.byteLength(body);
+    const head = (framing: string) => `POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n`;
+    const chunk = (part: string) => `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n`;
+    const pieces = {
+      whole: [`${head(`Content-Length: ${bytes}\r\n`)}${body}`],
+      "Content-Length, in pieces": [head(`Content-Length: ${bytes}\r\n`), body.slice(0, 5), body.slice(5, 12), body.slice(12)],
+      "chunked, in pieces": [head("Transfer-Encoding: chunked\r\n"), chunk(body.slice(0, 9)), chunk(body.slice(9)), "0\r\n\r\n"],
+      "two on one connection": [`${head(`Content-Length: ${bytes}\r\n`)}${body}${head(`Content-Length: 2\r\nConnection: close\r\n`)}{}`],
+    };
+    const echoed: Record<string, unknown> = {};
+    for (const [name, sent] of Object.entries(pieces)) {
+      const answer = await rawExchange(server.base, sent, { gapMs: 30, timeoutMs: 5000, untilAnswered: name !== "two on one connection" });
+      echoed[name] = answer.text.split(/\r\n\r\n/).filter((part) => part.startsWith("{")).map((part) => JSON.parse(part.replace(/HTTP\/1\.1[^]*$/, "")));
+    }
+    const echo = { byteLength: bytes, text: body };
+    expect(echoed).toEqual({ whole: [echo], "Content-Length, in pieces": [echo], "chunked, in pieces": [echo], "two on one connection": [echo, { byteLength: 2, text: "{}" }] });
+  }, 30_000);
 });

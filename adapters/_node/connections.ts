@@ -11,8 +11,8 @@ import type { Socket } from "node:net";
 
 /** What a stop may close, and how the server says which connections are answering. */
 export interface Connections {
-  /** Marks `socket` as answering until `answered` settles (the answer handed to Node). */
-  answering(socket: Socket, answered: Promise<void>): void;
+  /** Marks `socket` as answering until `answered` settles (the answer handed to Node); `undefined`: it was handed over already. */
+  answering(socket: Socket, answered: Promise<void> | undefined): void;
   /** Closes every connection no request is being answered on, and each of the others once its answer is sent. */
   closeUnanswering(): void;
   /** Closes every connection, answered or not (for requests still in flight at the stop's limit). */
@@ -32,13 +32,20 @@ export function trackConnections(server: HttpServer): Connections {
     open.add(socket);
     socket.once("close", () => (open.delete(socket), busy.delete(socket)));
   });
+  const answeredOn = (socket: Socket) => {
+    busy.delete(socket);
+    // An answer begun before the stop carries no `Connection: close`: Node would keep its connection.
+    if (stopping) socket.end();
+  };
   return {
     answering: (socket, answered) => {
+      if (answered === undefined) return answeredOn(socket);
       busy.add(socket);
-      void answered.finally(() => {
-        busy.delete(socket);
-        // An answer begun before the stop carries no `Connection: close`: Node would keep its connection.
-        if (stopping) socket.end();
+      // `then` rather than `finally`, which makes two more promises an answer; no closure named per
+      // answer (tsx names each, with `Object.defineProperty`: 1.7% of a create's samples).
+      void answered.then(() => answeredOn(socket), (error: unknown) => {
+        answeredOn(socket);
+        throw error;
       });
     },
     closeUnanswering: () => {
