@@ -102,6 +102,9 @@ function once(report: (note: Error) => void): (kind: string, note: Error) => voi
   };
 }
 
+/** Whether this is Deno's `node:http`, not Node's. */
+const ON_DENO = "Deno" in globalThis;
+
 /**
  * Serves an app on Node's `http`, giving it the lazy request it needs (see `_node/request.ts`).
  * Node's own timeouts are set from ours; its default check for them runs every 30 s, so it runs
@@ -111,7 +114,9 @@ export const serveNode: Serve = (app, options) =>
   new Promise((resolve, reject) => {
     const bridge = { onError: app.onError };
     const { headerSeconds, bodySeconds, idleSeconds } = options.timeouts ?? DEFAULT_TIMEOUTS;
-    const draining = createDraining(_answerNowOf(app));
+    // On Deno's `node:http` an answer written inside the request's listener made reads a quarter slower
+    // (side by side, bench/RESULTS.md, issue 53, third round): there the app answers through its promise.
+    const draining = createDraining(ON_DENO ? app.fetch : _answerNowOf(app));
     const server = createServer({
       headersTimeout: headerSeconds * 1000,
       requestTimeout: (headerSeconds + bodySeconds) * 1000,
@@ -124,7 +129,7 @@ export const serveNode: Serve = (app, options) =>
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
       // Deno 2.9's node:http can stop accepting for good (see `_accept-watchdog.ts`).
-      const watchdog = "Deno" in globalThis ? watchAccepts(server, app.onError) : undefined;
+      const watchdog = ON_DENO ? watchAccepts(server, app.onError) : undefined;
       // Closing stops listening and closes idle keep-alive connections, where a request may be on its
       // way: so only once draining has answered everything in flight and every client still sending
       // waits on a held request (Node leaves a connection whose answer is unfinished open).
