@@ -11,7 +11,8 @@
  * Docker and for podman, the page's sections run block by block as printed: the image built and run
  * (as uid 10001, healthy, read-only root, data kept on the volume), stopped with `stopped` and exit 0,
  * and the compose stack with what an operator does to it (`stack.ts`, `operations.ts`). Then the
- * alert rules with promtool. Prints how long each part took; ends with `deploy: N passed, M failed`.
+ * systemd units under a real systemd, booted in a podman container (`systemd.ts`), and the alert
+ * rules with promtool. Prints how long each part took; ends with `deploy: N passed, M failed`.
  */
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -25,6 +26,7 @@ import type { Engine } from "./engine.ts";
 import { blocks, line, ROOT, runPrinted, section } from "./page.ts";
 import { stack } from "./stack.ts";
 import { containerKeys, removeKeyFiles } from "./keys.ts";
+import { underSystemd } from "./systemd.ts";
 
 const BASE = "localhost/debian:bookworm-slim";
 const STAND_INS = join(import.meta.dir, "stand-ins");
@@ -234,6 +236,7 @@ try {
   if (!anyFailed()) {
     await engineSection(docker, composeCommand(docker));
     await engineSection(podman, "");
+    await underSystemd(podman, run);
     await alertRules();
   }
 } catch (error) {
