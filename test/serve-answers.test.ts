@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { captureOutput } from "./output.ts";
 import { rawExchange, unchunked } from "./raw-http.ts";
+import { NODE_TS } from "./node-ts.ts";
 
 const FIXTURE = "test/fixtures/serve-app.ts";
 
@@ -15,7 +16,7 @@ const ADAPTERS: Record<string, readonly string[]> = {
   "serveBun on Bun": ["node_modules/.bin/bun", FIXTURE, "bun"],
   "serveDeno on Deno": ["node_modules/.bin/deno", "run", "--allow-all", FIXTURE, "deno"],
   "serveNode on Deno": ["node_modules/.bin/deno", "run", "--allow-all", FIXTURE, "node"],
-  "serveNode on Node": ["node", "--import", "tsx", FIXTURE, "node"],
+  "serveNode on Node": [...NODE_TS, FIXTURE, "node"],
 };
 
 /** A fixture server: its base URL, what it printed, and how many `onError` lines it printed once `count` are out. */
