@@ -98,8 +98,9 @@ export function tracing(options: TracingOptions): Tracing {
       spans.set(request, span);
       let answered: _Answer;
       try {
-        // A span the sampler dropped has no children to find it: the app runs outside any context.
-        answered = span.isRecording() ? api.context.with(api.trace.setSpan(parent.context, span), answer, undefined, request, connection) : answer(request, connection);
+        // A span the sampler dropped has no children to find it: the app runs outside any context. The
+        // app is called in a closure, not through `with`'s arguments, which a host's context manager may not pass on.
+        answered = span.isRecording() ? api.context.with(api.trace.setSpan(parent.context, span), () => answer(request, connection)) : answer(request, connection);
       } catch (error) {
         endServerSpan(span, 500, keyNameOf(request));
         throw error;
