@@ -128,13 +128,8 @@ export function createDraining(handler: _AnswerNow, finish: Finish = (_request, 
   return { handler: wrapped, drain, release: () => release(), settled };
 }
 
-/**
- * Whether an answer is a `Response`: by its class first, so that its headers are not made for this
- * (Bun makes an answer's `Headers` object when first asked: `_answerHeaders`), then duck-typed, since
- * on Node it may be a `FastResponse` or a native one.
- */
+/** Whether an answer is a `Response`: duck-typed, since on Node it may be a `FastResponse` or a native one. */
 function isAnswer(answer: unknown): answer is Response {
-  if (answer instanceof Response) return true;
   const candidate = answer as Partial<Response> | null | undefined;
   return typeof candidate?.status === "number" && typeof candidate.headers?.get === "function";
 }

@@ -8,7 +8,6 @@ import { internalErrorResponse } from "../src/errors.ts";
 import { setHeaders } from "../src/set-headers.ts";
 import type { Finish } from "./_draining.ts";
 import type { _AnswerNow } from "../src/_internal/_answer-now.ts";
-import type { _AnswerHeaders, _CarryingAnswerHeaders } from "../src/_internal/_header-records.ts";
 import { _answerNowOf } from "../src/_internal/_answer-now.ts";
 import { createDraining } from "./_draining.ts";
 import { DEFAULT_TIMEOUTS, UNREAD_BODY_WAIT_MS } from "./_timeouts.ts";
@@ -33,9 +32,7 @@ const BUN_MAX_IDLE_SECONDS = 255;
  */
 export const serveBun: Serve = async (app, options) => {
   const timeouts = options.timeouts ?? DEFAULT_TIMEOUTS;
-  const announcement: _AnswerHeaders = { headers: Object.freeze({ "keep-alive": `timeout=${timeouts.idleSeconds}` }), carried: new WeakSet() };
-  let stopping = false;
-  const draining = createDraining(_answerNowOf(app), _finishInDraining(announcement, () => stopping));
+  const draining = createDraining(_answerNowOf(app), _finishInDraining(timeouts.idleSeconds));
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
@@ -52,7 +49,7 @@ export const serveBun: Serve = async (app, options) => {
       app.onError(error);
       return internalErrorResponse();
     },
-    fetch: withChunkedBodyRead(draining.handler, announcement),
+    fetch: withChunkedBodyRead(draining.handler),
   });
   // Stopping closes idle keep-alive connections, and a connection just opened whose first request is
   // on its way: so only once draining has answered everything in flight and every client still
@@ -61,7 +58,6 @@ export const serveBun: Serve = async (app, options) => {
   // request until its answer is written), every connection left is closed. At the limit (a stalled
   // body), all are.
   const close = async () => {
-    stopping = true;
     const drained = await draining.drain();
     const stopped = server.stop();
     draining.release();
@@ -95,10 +91,7 @@ function bunIdleSeconds(idleSeconds: number): number {
  * request on a socket the server is closing (`socket hang up`). Bun sends no such field. Bun closes
  * every HTTP/1.0 connection after its answer, and a request tells its version only by lacking `Host`
  * (Bun refuses an HTTP/1.1 request without one): an HTTP/1.0 request naming its `Host` cannot be told
- * apart, and gets the field (docs/decisions.md, "Hostile input"). The core writes the field into the
- * answers it makes for such a request (`_answerHeaders`, see `withChunkedBodyRead`), and notes those
- * that keep their connection: they go out as they are, with nothing read or set here. Any other
- * answer gets the field here, or loses the core's where it closes its connection.
+ * apart, and gets the field (docs/decisions.md, "Hostile input").
  *
  * An answer that closes its connection (an upload over the limit, answered 413 with `Connection:
  * close`) first reads and drops the rest of a body the app left unread, for up to
@@ -106,29 +99,15 @@ function bunIdleSeconds(idleSeconds: number): number {
  * unread the kernel resets it, losing the answer for a client still sending (RFC 9112 §9.6). A
  * chunked body's rest is dropped by `withChunkedBodyRead`, which holds its reader.
  */
-function _finishInDraining(announcement: _AnswerHeaders, stopping: () => boolean): Finish {
+function _finishInDraining(idleSeconds: number): Finish {
+  const keepAlive = `timeout=${idleSeconds}`;
   return (request, response) => {
-    if (announcement.carried.has(response) && !stopping()) return response;
     if (closes(response)) {
-      const closing = keeps(request) ? withoutAnnouncement(response) : response;
       const rest = request.headers.has("transfer-encoding") || request.bodyUsed ? null : request.body;
-      return rest === null || rest.locked ? closing : dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS).then(() => closing);
+      return rest === null || rest.locked ? response : dropRest(rest.getReader(), UNREAD_BODY_WAIT_MS).then(() => response);
     }
-    return keeps(request) ? setHeaders(response, announcement.headers) : response;
+    return !closes(request) && request.headers.has("host") ? setHeaders(response, { "keep-alive": keepAlive }) : response;
   };
-}
-
-/** Whether a request's connection stays open after its answer, as far as Bun tells (see `_finishInDraining`). */
-function keeps(request: Request): boolean {
-  return !closes(request) && request.headers.has("host");
-}
-
-/** An answer that closes its connection, without the `Keep-Alive` the core wrote into it (on a copy: its headers may be immutable). */
-function withoutAnnouncement(response: Response): Response {
-  if (!response.headers.has("keep-alive")) return response;
-  const headers = new Headers(response.headers);
-  headers.delete("keep-alive");
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 /** Whether a message asks for its connection to be closed after this exchange. */
@@ -142,14 +121,9 @@ function closes(message: Request | Response): boolean {
  * another reader. A body with a length goes on as Bun made it, on Bun's own path, told from the headers
  * first.
  */
-function withChunkedBodyRead(handler: _AnswerNow, announcement: _AnswerHeaders): _AnswerNow {
-  let announcing: (ConnectionInfo & _CarryingAnswerHeaders) | undefined;
+function withChunkedBodyRead(handler: _AnswerNow): _AnswerNow {
   return (request, connection) => {
-    if (!request.headers.has("transfer-encoding") || request.body === null) {
-      // Bun passes its server, the same every request: the connection that asks for the announcement is made once.
-      announcing ??= { requestIP: (asked) => connection?.requestIP?.(asked) ?? null, _answerHeaders: announcement };
-      return handler(request, keeps(request) ? announcing : connection);
-    }
+    if (!request.headers.has("transfer-encoding") || request.body === null) return handler(request, connection);
     return chunkedBodyRead(handler, request, connection);
   };
 }

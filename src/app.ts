@@ -14,8 +14,7 @@ import { keyRingOf, tokenDigest } from "./api-keys/mod.ts";
 import { insufficientScope, mayUse, unauthorized } from "./auth.ts";
 import { Context } from "./context.ts";
 import { errorResponse, internalErrorResponse } from "./errors.ts";
-import type { _AnswerHeaders, _CarryingAnswerHeaders } from "./_internal/_header-records.ts";
-import { _lastJoined, joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
+import { joinHeaders, NO_HEADERS, withHeaders } from "./_internal/_header-records.ts";
 import { forwardedForReader } from "./_internal/_forwarded.ts";
 import { _lastSoundHostCheck } from "./_internal/_host.ts";
 import { createIdempotencyGuard } from "./_internal/_idempotency-guard.ts";
@@ -79,7 +78,6 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   const originOf = createOriginResolver(options);
   const isHostValue = _lastSoundHostCheck();
   const routeHeaders = createRouteHeaders();
-  const withRouteRecord = _lastJoined();
   const setup: PlugSetup = {
     basePath,
     keys,
@@ -102,20 +100,19 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
   // `_answerNow`: an answer ready now goes back as it is, not as a promise, so the adapters and wraps
   // that know the device send it in the same turn (measured in bench/RESULTS.md, issue 53, third round).
   function answerNow(request: Request, connection?: ConnectionInfo): _Answer {
-    const adapters = (connection as _CarryingAnswerHeaders | undefined)?._answerHeaders;
-    const carried: Carried = { headers: adapters?.headers ?? NO_HEADERS, context: undefined };
+    const carried: Carried = { headers: NO_HEADERS, context: undefined };
     try {
       const answered = respond(request, connection, carried);
-      if (answered instanceof Promise || request.method === "HEAD") return answerLater(request, answered, carried, adapters);
-      return noted(withRouteHeaders(answered, carried), carried, adapters);
+      if (answered instanceof Promise || request.method === "HEAD") return answerLater(request, answered, carried);
+      return withRouteHeaders(answered, carried);
     } catch (error) {
       return failed(request, error, carried);
     }
   }
 
-  async function answerLater(request: Request, answered: _Answer, carried: Carried, adapters: _AnswerHeaders | undefined): Promise<Response> {
+  async function answerLater(request: Request, answered: _Answer, carried: Carried): Promise<Response> {
     try {
-      const response = noted(withRouteHeaders(await answered, carried), carried, adapters);
+      const response = withRouteHeaders(await answered, carried);
       // HEAD is answered as GET, without the body; a 304 has none and already declares its 200's length.
       return request.method === "HEAD" && response.status !== 304 ? await withoutBody(response) : response;
     } catch (error) {
@@ -163,7 +160,7 @@ export function createAppWithRoutes(routes: readonly Route[], options: AppOption
     const method = request.method === "HEAD" ? "GET" : request.method;
     const match = matchRoute(method, target.path.slice(basePath.length));
     const baseUrl = originOf(request.headers, target.origin) + basePath;
-    carried.headers = withRouteRecord(carried.headers, routeHeaders(match, baseUrl));
+    carried.headers = joinHeaders(carried.headers, routeHeaders(match, baseUrl));
     return dispatch(request, match, target, baseUrl, carried);
   }
 
@@ -209,16 +206,6 @@ interface Carried {
 function withRouteHeaders(answered: Response, carried: Carried): Response {
   const { context } = carried;
   return context === undefined || carried.headers === NO_HEADERS || context.madeHere(answered) ? answered : withHeaders(answered, carried.headers);
-}
-
-/**
- * `response`, noted as carrying the adapter's `_answerHeaders` where it was made through the context
- * (so with the request's carried headers, the adapter's among them) and keeps its connection: below
- * 400, as the core closes a connection only with an error (the 413 of a body over the limit).
- */
-function noted(response: Response, carried: Carried, adapters: _AnswerHeaders | undefined): Response {
-  if (adapters !== undefined && response.status < 400 && carried.context?.madeHere(response)) adapters.carried.add(response);
-  return response;
 }
 
 /** The answer to HEAD: GET's status and headers, the length of GET's body, and no body. */

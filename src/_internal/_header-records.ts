@@ -33,24 +33,6 @@ export const _SOUND_HEADERS: unique symbol = Symbol("animal-store: sound headers
 /** A `ResponseInit` that may carry the core's word that its headers are sound. */
 export type _VouchedInit = ResponseInit & { readonly [_SOUND_HEADERS]?: true };
 
-/**
- * Private speed device, `_answerHeaders` (bench/RESULTS.md, issue 53, fourth round): headers an
- * adapter asks the core to write into every answer to one request as it makes it (Bun's `Keep-Alive`
- * announcement), so the adapter neither reads nor sets the answer's headers afterwards; given on the
- * request's `ConnectionInfo`. The core notes in `carried` each answer of its own that carries them
- * and keeps its connection (a success: the core closes a connection only with an error, the 413); any
- * other answer (a host's, a wrap's replacement, an error) is the adapter's to finish as before.
- */
-export interface _AnswerHeaders {
-  readonly headers: Readonly<Record<string, string>>;
-  readonly carried: WeakSet<Response>;
-}
-
-/** A `ConnectionInfo` that may carry an adapter's `_answerHeaders`. */
-export interface _CarryingAnswerHeaders {
-  readonly _answerHeaders?: _AnswerHeaders;
-}
-
 /** Headers for no route in particular. */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -61,25 +43,6 @@ export function joinHeaders(a: Readonly<Record<string, string>>, b: Readonly<Rec
   const joined: Record<string, string> = { ...a };
   for (const [name, value] of Object.entries(b)) joined[name] = joined[name] === undefined ? value : `${joined[name]}, ${value}`;
   return joined;
-}
-
-/**
- * `joinHeaders` remembering its last join, so the same two records (the adapter's and a route's, each
- * made once) give the same frozen record every request, which a tagged answer's ready headers are then
- * found by (`_pet-texts.ts`).
- */
-export function _lastJoined(): (a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) => Readonly<Record<string, string>> {
-  let lastA: Readonly<Record<string, string>> | undefined;
-  let lastB: Readonly<Record<string, string>> | undefined;
-  let last: Readonly<Record<string, string>> = NO_HEADERS;
-  return (a, b) => {
-    if (a === lastA && b === lastB) return last;
-    lastA = a;
-    lastB = b;
-    const joined = joinHeaders(a, b);
-    last = joined === a || joined === b ? joined : Object.freeze(joined);
-    return last;
-  };
 }
 
 /** `response` with `headers` set on a copy of it, or as it is when there are none. */
