@@ -13,8 +13,8 @@ import type { Pet } from "./pet.ts";
 import type { PetStore } from "./store.ts";
 import { ifNoneMatchHits, notModified } from "./etag.ts";
 import { errorResponse } from "./errors.ts";
-import { joinHeaders, NO_HEADERS } from "./_internal/_header-records.ts";
-import { _soundJsonResponse, jsonResponse } from "./_internal/_json-response.ts";
+import { joinHeaders } from "./_internal/_header-records.ts";
+import { jsonResponse } from "./_internal/_json-response.ts";
 
 /** What the app knows of a request before its handler runs. */
 export interface ContextParts extends Pick<Context, "request" | "query" | "params" | "store" | "maxBodyBytes" | "baseUrl" | "idempotency"> {
@@ -59,16 +59,6 @@ export class Context {
   /** An answer carrying JSON text. */
   json(status: number, text: string, headers?: Readonly<Record<string, string>>): Response {
     return this.#mark(jsonResponse(status, text, this.#merged(headers)));
-  }
-
-  /**
-   * `json` where the caller vouches that `headers` are sound (lowercase token names, values that need
-   * no check: `_SOUND_HEADERS` in `_internal/_header-records.ts`); a request carrying a plug's or a route's
-   * headers is answered as by `json`, since those are not the caller's to vouch for.
-   */
-  _soundJson(status: number, text: string, headers: Readonly<Record<string, string>>): Response {
-    if (this.#carried !== NO_HEADERS) return this.json(status, text, headers);
-    return this.#mark(_soundJsonResponse(status, text, headers));
   }
 
   /** An answer carrying the error object for `code`. */

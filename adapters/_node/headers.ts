@@ -23,12 +23,9 @@ const EDGE_WHITESPACE = /^[\t\n\r ]+|[\t\n\r ]+$/g;
 // `_soundRecords` (measured in bench/RESULTS.md, issue 53).
 const _soundRecords = new WeakSet<Readonly<Record<string, string>>>();
 
-/**
- * A `Headers` over a plain record of lowercase names, or `undefined` when `init` is not one; a record
- * the core vouched for (`sound`, the `_SOUND_HEADERS` mark) is taken as it is, unchecked and uncopied.
- */
-export function recordHeaders(init: Record<string, string>, sound = false): RecordHeaders | undefined {
-  if (sound || _soundRecords.has(init)) return new RecordHeaders(init, true);
+/** A `Headers` over a plain record of lowercase names, or `undefined` when `init` is not one. */
+export function recordHeaders(init: Record<string, string>): RecordHeaders | undefined {
+  if (_soundRecords.has(init)) return new RecordHeaders(init, true);
   const record: Record<string, string> = {};
   let unchanged = true;
   for (const name of Object.keys(init)) {
@@ -44,7 +41,7 @@ export function recordHeaders(init: Record<string, string>, sound = false): Reco
 /** Headers kept in a plain record until something other than get, has, set or delete is asked of them. */
 export class RecordHeaders extends LazyHeaders {
   #record: Record<string, string> | undefined;
-  /** Whether the record is a frozen one of `_soundRecords` or one the core vouched for, shared with other answers (or its maker) until a header is deleted. */
+  /** Whether the record is a frozen one of `_soundRecords`, shared with other answers until a header is deleted. */
   #shared: boolean;
   /** Headers set while the record is shared (the access log's `X-Request-Id`), kept beside it rather than in a copy: measured in bench/RESULTS.md, "X-Request-Id written by the adapters". */
   #added: Record<string, string> | undefined;

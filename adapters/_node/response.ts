@@ -11,8 +11,6 @@
  * real `Response` made on demand, and the adapter then streams it like any other.
  */
 
-import type { _VouchedInit } from "../../src/_internal/_header-records.ts";
-import { _SOUND_HEADERS } from "../../src/_internal/_header-records.ts";
 import { RecordHeaders, recordHeaders } from "./headers.ts";
 
 /** The runtime's own `Response`, taken before anyone replaces the global with `FastResponse`. */
@@ -75,7 +73,7 @@ export class FastResponse {
     if (this.#native !== undefined) return this.#native.headers;
     if (this.#headers === undefined) {
       const given = this.#init.headers;
-      this.#headers = isRecord(given) ? (recordHeaders(given, (this.#init as _VouchedInit)[_SOUND_HEADERS] === true) ?? new Headers(given)) : new Headers(given);
+      this.#headers = isRecord(given) ? (recordHeaders(given) ?? new Headers(given)) : new Headers(given);
     }
     // A look-alike, as this class is: it answers what the app and the adapters ask of headers.
     return this.#headers as Headers;

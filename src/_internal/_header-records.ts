@@ -20,19 +20,6 @@ export function refusedHeader(headers: Readonly<Record<string, string>>): string
   return undefined;
 }
 
-/**
- * Private speed device, `_SOUND_HEADERS` (bench/RESULTS.md, issue 53, fourth round): the mark a
- * `ResponseInit` of the core's carries when the core vouches for its header record: lowercase token
- * names, values with no whitespace at their ends and nothing the Fetch API refuses (a length, a
- * `Location` made of the base URL and a number). Node's `FastResponse` then takes the record as it is,
- * rather than checking it value by value. On the init, not the record: a record cannot carry a mark
- * of its own as cheaply, and a mark on an init nobody else holds vouches for nothing but this answer.
- */
-export const _SOUND_HEADERS: unique symbol = Symbol("animal-store: sound headers");
-
-/** A `ResponseInit` that may carry the core's word that its headers are sound. */
-export type _VouchedInit = ResponseInit & { readonly [_SOUND_HEADERS]?: true };
-
 /** Headers for no route in particular. */
 export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 

@@ -4,22 +4,10 @@
  * the length lets whoever logs or frames the answer (the access log, a HEAD) know it without reading
  * the body. A tagged 200 (`context.ts`) gets the same headers from the app's memory of its texts.
  */
-import type { _VouchedInit } from "./_header-records.ts";
-import { _SOUND_HEADERS, NO_HEADERS } from "./_header-records.ts";
 
 /** A response carrying JSON text already written, with the given status and any extra headers. */
 export function jsonResponse(status: number, json: string, headers?: Readonly<Record<string, string>>): Response {
-  return headers === undefined || headers === NO_HEADERS ? _soundJsonResponse(status, json, headers) : new Response(json, { status, headers: jsonHeaders(json, headers) });
-}
-
-/** `jsonResponse` where the caller vouches that `headers` are sound, so its answer carries `_SOUND_HEADERS`. */
-export function _soundJsonResponse(status: number, json: string, headers?: Readonly<Record<string, string>>): Response {
-  const init: _VouchedInit = { status, headers: jsonHeaders(json, headers), [_SOUND_HEADERS]: true };
-  return new Response(json, init);
-}
-
-function jsonHeaders(json: string, headers: Readonly<Record<string, string>> | undefined): Record<string, string> {
-  return { "content-type": "application/json", "content-length": String(utf8Length(json)), ...headers };
+  return new Response(json, { status, headers: { "content-type": "application/json", "content-length": String(utf8Length(json)), ...headers } });
 }
 
 /** How many bytes `text` takes in UTF-8, counted without encoding it. */

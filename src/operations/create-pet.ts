@@ -149,9 +149,8 @@ function created(context: Context, pet: Pet, replayed: boolean): Response {
   const headers: Record<string, string> = { location: `${context.baseUrl}/pets/${pet.id}` };
   if (replayed) headers[REPLAY_HEADER] = "true";
   // Written afresh rather than remembered: a new pet is rarely asked for again at once, and
-  // remembering every created pet would evict the pets that pages are made of. Its headers are sound
-  // (an id, a base URL made of a checked origin and the base path a request matched).
-  return context._soundJson(201, JSON.stringify(pet), headers);
+  // remembering every created pet would evict the pets that pages are made of.
+  return context.json(201, JSON.stringify(pet), headers);
 }
 
 /** Whether a stored pet holds exactly the fields of a new one. */
