@@ -143,3 +143,8 @@ class WholeBodyRequest {
     return this.#held;
   }
 }
+
+// A `Request` to whatever checks (`instanceof`, its tag, its `constructor`, `Deno.inspect`). Every member
+// is the class's own, so no getter of `Request.prototype`, which would throw on the look-alike, is reached.
+Object.setPrototypeOf(WholeBodyRequest.prototype, Request.prototype);
+WholeBodyRequest.prototype.constructor = Request;

@@ -11,6 +11,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { stopChildrenOnExit } from "./children.ts";
 import { answersOf, differences, PROBES } from "./equivalence.ts";
 import type { Probe } from "./equivalence.ts";
 import { GET_ID, KEY } from "./fixtures.ts";
@@ -38,15 +39,14 @@ const PATHS: Record<Scenario, string> = {
   "create-c64": "/pets",
 };
 
-/** Runs wrk against one target and scenario. */
-function measure(server: Server, scenario: Scenario, seconds: number): Measure {
+/** Runs wrk against one target and scenario (not blocking the event loop, so a signal stops the run at once). */
+async function measure(server: Server, scenario: Scenario, seconds: number): Promise<Measure> {
   const connections = scenario === "create-c64" ? 64 : 32;
   const post = scenario === "create" || scenario === "create-c64";
   const argv = ["wrk", "-t1", `-c${connections}`, `-d${seconds}s`, "--latency", "-H", `Authorization: Bearer ${KEY}`];
   if (post) argv.push("-s", join(import.meta.dir, "post.lua"));
   argv.push(server.url + PATHS[scenario]);
-  const run = Bun.spawnSync(argv);
-  const text = run.stdout.toString();
+  const text = await new Response(Bun.spawn(argv).stdout).text();
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
   const errors = /Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1];
   if (errors !== undefined) console.warn(`  ${server.url}${PATHS[scenario]}: ${errors} non-2xx answers`);
@@ -75,6 +75,8 @@ if (Bun.spawnSync(["which", "wrk"]).exitCode !== 0) {
   process.exit(1);
 }
 
+// Stopped half way (Ctrl-C, kill), by an error or at its end: no server or wrk of the run outlives it.
+stopChildrenOnExit();
 const dataFolder = join(ROOT, "data", "bench");
 mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
@@ -133,15 +135,15 @@ const versions: Record<string, string> = {
 console.log(`HTTP benchmark ${new Date().toISOString()}: ${SECONDS}s per run, ${ROUNDS} rounds, versions ${JSON.stringify(versions)}`);
 
 /** Runs every round of every scenario on a runtime, the targets interleaved, each server warmed up once first. */
-function measureRounds(runtime: Runtime, serverOf: (scenario: Scenario, kind: Kind) => Server): void {
+async function measureRounds(runtime: Runtime, serverOf: (scenario: Scenario, kind: Kind) => Server): Promise<void> {
   const warmed = new Set<Server>();
   for (let round = 1; round <= ROUNDS; round++) {
     for (const scenario of SCENARIOS) {
       for (const kind of planFor(runtime, scenario)) {
         const server = serverOf(scenario, kind);
-        if (!warmed.has(server)) measure(server, scenario, 1);
+        if (!warmed.has(server)) await measure(server, scenario, 1);
         warmed.add(server);
-        const result = measure(server, scenario, SECONDS);
+        const result = await measure(server, scenario, SECONDS);
         const list = results.get(key(runtime, scenario, kind)) ?? [];
         list.push(result);
         results.set(key(runtime, scenario, kind), list);
@@ -169,7 +171,7 @@ async function measureRuntime(runtime: Runtime): Promise<void> {
       }
       console.log(`${runtime} ${name} servers answer alike: ${role.kinds.join(", ")} (${role.probes.length} requests each)`);
     }
-    measureRounds(runtime, (scenario, kind) => roles.get(roleOf(scenario))!.servers.get(kind)!);
+    await measureRounds(runtime, (scenario, kind) => roles.get(roleOf(scenario))!.servers.get(kind)!);
   } finally {
     for (const role of roles.values()) for (const server of role.servers.values()) server.stop();
   }

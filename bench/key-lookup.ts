@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createKeyRing } from "../src/mod.ts";
 import { sha256, sha256Scratch } from "../src/api-keys/_sha256.ts";
 
@@ -104,7 +105,8 @@ if (process.env["KEY_LOOKUP_CHILD"] === "1") {
   const runtimes: [string, string[]][] = [
     ["Bun", [join(bin, "bun"), import.meta.path]],
     ["Deno", [join(bin, "deno"), "run", "--allow-env", "--allow-read", import.meta.path]],
-    ["Node", ["node", "--import", "tsx", import.meta.path]],
+    // Through the loader `npm run start:node` uses, so Node runs the sources as users run them.
+    ["Node", ["node", "--import", pathToFileURL(join(import.meta.dir, "..", "adapters", "server", "_ts-loader.mjs")).href, import.meta.path]],
   ];
   const versions: string[] = [];
   const table = new Map<string, string[]>();

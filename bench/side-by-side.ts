@@ -28,6 +28,7 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { stopChildrenOnExit } from "./children.ts";
 import { KEY } from "./fixtures.ts";
 import type { Sink } from "./otlp-sink-process.ts";
 import { startSink, withSink } from "./otlp-sink-process.ts";
@@ -108,6 +109,8 @@ if (variants.some(isPeer) && PEER[runtime] === undefined) {
   console.error(`${runtime} has no peer to compare with`);
   process.exit(2);
 }
+// Stopped half way (Ctrl-C, kill), by an error or at its end: no server or wrk of the run outlives it.
+stopChildrenOnExit();
 mkdirSync(join(ROOT, "data", "bench"), { recursive: true });
 const sink = variants.some((variant) => Object.values(variant.settings).includes("sink")) ? await startSink(join(ROOT, "data", "bench", "side-sink.log"), ["taskset", "-c", LOAD_CORE]) : undefined;
 const servers = await Promise.all(variants.map((variant) => startVariant(runtime, variant, sink)));

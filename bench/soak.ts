@@ -23,11 +23,10 @@ import { connect } from "node:net";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stopChildrenOnExit } from "./children.ts";
+import type { Runtime } from "./targets.ts";
+import { ROOT, runArgv } from "./targets.ts";
 
-type Runtime = "bun" | "deno" | "node";
-
-const ROOT = join(import.meta.dir, "..");
-const BIN = join(ROOT, "node_modules", ".bin");
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const RUNTIMES = (process.env.SOAK_RUNTIMES ?? "bun,deno,node").split(",") as Runtime[];
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 16);
@@ -61,11 +60,8 @@ interface Started {
 }
 
 async function startServer(runtime: Runtime, dataFile: string): Promise<Started> {
-  const argv = runtime === "bun"
-    ? [join(BIN, "bun"), "adapters/server/start-bun.ts"]
-    : runtime === "deno"
-    ? [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "adapters/server/start-deno.ts"]
-    : ["node", "--import", "tsx", "adapters/server/start-node.ts"];
+  // As the benchmark runs it, Node's through the loader `npm run start:node` uses.
+  const argv = runArgv(runtime, `adapters/server/start-${runtime}.ts`);
   const env = {
     ...process.env,
     PORT: "0",
@@ -260,6 +256,8 @@ async function readBack(base: string, id: number): Promise<number> {
   }
 }
 
+// Stopped half way or failed: no server or slow client of the run outlives it.
+stopChildrenOnExit();
 let failed = false;
 for (const runtime of RUNTIMES) failed = !(await soak(runtime)) || failed;
 process.exit(failed ? 1 : 0);

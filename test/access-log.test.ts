@@ -209,6 +209,26 @@ describe("batch", () => {
     expect(handed.length).toBeGreaterThan(1);
     expect(handed.slice(1).flat()).toEqual([...Array(handed.slice(1).flat().length).keys()]);
   });
+
+  test("after bursts, items arriving steadily are still handed on together, at most once every 10 ms", async () => {
+    const handed: number[] = [];
+    const batch = createBatch<number>((items) => handed.push(items.length));
+    // Bursts spread over 20 ms, each filling a batch (handed on at once) and starting the next.
+    for (const end = performance.now() + 20; performance.now() < end; await Bun.sleep(1)) {
+      for (let i = 0; i <= 64; i++) batch.push(i);
+    }
+    batch.flush();
+    handed.length = 0;
+    const started = performance.now();
+    for (let i = 0; i < 40; i++) {
+      batch.push(i);
+      await Bun.sleep(1);
+    }
+    const elapsed = performance.now() - started;
+    batch.flush();
+    expect(handed.reduce((sum, size) => sum + size, 0)).toBe(40);
+    expect(handed.length).toBeLessThanOrEqual(Math.floor(elapsed / 10) + 2);
+  });
 });
 
 describe("raw targets", () => {

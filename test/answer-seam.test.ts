@@ -9,6 +9,7 @@ import type { App, Wrap } from "../src/mod.ts";
 import { setHeaders } from "../src/mod.ts";
 import { FastResponse } from "../adapters/node.ts";
 import { get, testApp } from "./helpers.ts";
+import { NODE_TS } from "./node-ts.ts";
 
 /** A wrap that marks every answer, as a feature on the seam would. */
 const marked: Wrap = (app: App) => ({
@@ -62,7 +63,7 @@ describe("the answer seam", () => {
 
   test("Deno and Node copy an answer of Response.redirect (immutable headers there); Bun sets them in place", async () => {
     expect(await redirectMarkedBy(["node_modules/.bin/deno", "eval", "--ext=ts"])).toBe('[false,302,"http://a.example/","yes"]');
-    expect(await redirectMarkedBy(["node", "--import", "tsx", "--input-type=module", "--eval"])).toBe('[false,302,"http://a.example/","yes"]');
+    expect(await redirectMarkedBy([...NODE_TS, "--input-type=module", "--eval"])).toBe('[false,302,"http://a.example/","yes"]');
     expect(await redirectMarkedBy(["node_modules/.bin/bun", "--eval"])).toBe('[true,302,"http://a.example/","yes"]');
   }, 60_000);
 

@@ -5,6 +5,7 @@ import type { ProcessIdentity } from "../adapters/json-file-store/_process-ident
 import { identityOf, ownIdentity } from "../adapters/json-file-store/_process-identity.ts";
 import { deadProcess, zombie } from "./processes.ts";
 import { tempDataFile } from "./temp.ts";
+import { NODE_TS } from "./node-ts.ts";
 
 const quiet = { info: () => {}, warn: () => {} };
 const HEADER = '{"format":"animal-store-pets","version":1}\n';
@@ -134,7 +135,7 @@ describe("data-file lock: takeover", () => {
   const RUNNERS = {
     bun: [process.execPath],
     deno: ["node_modules/.bin/deno", "run", "--no-prompt", "--allow-read=data", "--allow-write=data"],
-    node: ["node", "--import", "tsx"],
+    node: [...NODE_TS],
   };
   test.each(Object.keys(RUNNERS) as (keyof typeof RUNNERS)[])(
     "on %s, a takeover whose fresh copy of the data file does not fit on the disk removes the partial copy and names it",

@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createKeyRing, keyFileLine } from "../src/mod.ts";
 import { readKeyFile } from "../adapters/server/key-file.ts";
@@ -121,6 +121,33 @@ test("a key file that changes while it is read is refused, never read half old, 
   expect([...seen].filter((outcome) => outcome !== changed && !empty(outcome) && !whole.includes(outcome))).toEqual([]);
   expect(seen.has(changed)).toBe(true);
 }, 30_000);
+
+test("a key file replaced by a rename while it is read is taken as it was opened: the old file, whole, not refused as changed (issue 53)", async () => {
+  const folder = tempFolder();
+  const path = join(folder, "keys");
+  writeFileSync(path, `${keyFileLine({ name: "old", key: "old-key" })}\n`, { mode: 0o600 });
+  const opened = realpathSync(path);
+  // Written a moment ago, so the read holds the file open for the settling time: replaced meanwhile,
+  // as the refusal itself tells users to replace it (a new file renamed into place).
+  const reading = readKeyFile(path);
+  while (!readdirSync("/proc/self/fd").some((fd) => readlinkOr(`/proc/self/fd/${fd}`) === opened)) await Bun.sleep(1);
+  writeFileSync(`${path}.new`, `${keyFileLine({ name: "new", key: "new-key" })}\n`, { mode: 0o600 });
+  renameSync(`${path}.new`, path);
+  const read = await reading;
+  const nameOf = (read: Awaited<ReturnType<typeof readKeyFile>>, key: string) =>
+    read.ok ? createKeyRing(read.value).keyOf(new Request("http://x/", { headers: { authorization: `Bearer ${key}` } })).key?.name : read.issues;
+  expect(nameOf(read, "old-key")).toBe("old");
+  expect(nameOf(await readKeyFile(path), "new-key")).toBe("new");
+});
+
+/** Where a link points, or `undefined` once it is gone. */
+function readlinkOr(link: string): string | undefined {
+  try {
+    return readlinkSync(link);
+  } catch {
+    return undefined;
+  }
+}
 
 describe("animal-store key prints the line of a key file for a new key (issue 50)", () => {
   test("a generated key: the line on stdout holds its SHA-256, the key is printed once on stderr, and the server takes the line", async () => {

@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
+import { NODE_TS } from "./node-ts.ts";
 
-/** The Node bridge for any Fetch API handler, run on real Node (through tsx). */
+/** The Node bridge for any Fetch API handler, run on real Node (through the loader `npm run start:node` uses). */
 describe("toNodeListener on Node", () => {
   let child: ReturnType<typeof Bun.spawn>;
   let base = "";
   let output = "";
   beforeAll(async () => {
-    child = Bun.spawn(["node", "--import", "tsx", "test/fixtures/node-bridge-server.ts"], { stdout: "pipe", stderr: "pipe" });
+    child = Bun.spawn([...NODE_TS, "test/fixtures/node-bridge-server.ts"], { stdout: "pipe", stderr: "pipe" });
     const decoder = new TextDecoder();
     const collect = async (stream: ReadableStream<Uint8Array>) => {
       for await (const chunk of stream) output += decoder.decode(chunk, { stream: true });

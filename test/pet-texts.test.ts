@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Pet } from "../src/mod.ts";
 import { withId } from "../src/mod.ts";
 import { createMemo, createPetTexts } from "../src/_internal/_pet-texts.ts";
+import { NODE_LOADER } from "./node-ts.ts";
 
 const pet = (id: number): Pet => withId(id, { name: `pet ${id}`, categoryId: id, status: "available" });
 
@@ -92,7 +93,7 @@ describe("bounded memories", () => {
   const BOUND_BYTES = 24 * 1024 * 1024;
   const RUNTIMES = [
     ["Bun", ["node_modules/.bin/bun"]],
-    ["Node", ["node", "--expose-gc", "--import", "tsx"]],
+    ["Node", ["node", "--expose-gc", "--import", NODE_LOADER]],
     ["Deno", ["node_modules/.bin/deno", "run", "--v8-flags=--expose-gc", "--allow-env", "--allow-read"]],
   ] as const;
   const NAMES = [["ASCII", "n"], ["Latin-1", "é"], ["two-byte", "ж"]] as const;

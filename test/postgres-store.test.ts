@@ -17,6 +17,7 @@ import { idempotentStoreContract } from "./store-idempotency-contract.ts";
 import { importingStoreContract } from "./store-import-contract.ts";
 import { reopenableStoreContract } from "./store-reopen-contract.ts";
 import { storeContract } from "./store-contract.ts";
+import { NODE_TS } from "./node-ts.ts";
 
 /** The clients a user may pass in, each made for a database URL and closed by `end`. */
 const CLIENTS = {
@@ -99,7 +100,7 @@ for (const client of Object.keys(CLIENTS) as (keyof typeof CLIENTS)[]) {
 
 describe("the store contract with postgres.js on Node and Deno", () => {
   const RUNNERS = {
-    node: ["node_modules/.bin/tsx"],
+    node: [...NODE_TS],
     deno: ["node_modules/.bin/deno", "run", "--no-prompt", "--allow-net", "--allow-env", "--allow-read=."],
   };
   for (const [runtime, runner] of Object.entries(RUNNERS)) {

@@ -4,7 +4,8 @@
  * requests alone, exactly those paths, so no request of the API can hide from the log as a probe.
  */
 import { expect, test } from "bun:test";
-import type { Wrap } from "../src/mod.ts";
+import type { App, Wrap } from "../src/mod.ts";
+import { _answerNowOf, _appAnsweringNow } from "../src/_internal/_answer-now.ts";
 import { exceptProbes, isProbe } from "../adapters/server/quiet-probes.ts";
 
 test("a probe's path, absolute or alone, with or without a query, is a probe; nothing else is", () => {
@@ -18,4 +19,21 @@ test("the wrap sees every request but the probes', which reach the app as they a
   const app = exceptProbes(recording)({ fetch: async (request) => new Response(new URL(request.url).pathname), onError: () => {} });
   for (const path of ["/health/live", "/v1/pets", "/health", "/v1/pets/1"]) expect(await (await app.fetch(new Request(`http://x${path}`))).text()).toBe(path);
   expect(seen).toEqual(["/v1/pets", "/v1/pets/1"]);
+});
+
+test("an app and a wrap that answer now still answer now through the filter, a probe and an API request alike, and fetch still promises", async () => {
+  const app = _appAnsweringNow((request) => new Response(new URL(request.url).pathname), () => {});
+  // As the access log passes an answer on: now when the app gave it now.
+  const passing: Wrap = (inner) => {
+    const answer = _answerNowOf(inner);
+    return _appAnsweringNow((request, connection) => answer(request, connection), inner.onError);
+  };
+  const quiet: App = exceptProbes(passing)(app);
+  for (const path of ["/health/live", "/v1/pets"]) {
+    const now = _answerNowOf(quiet)(new Request(`http://x${path}`));
+    expect([path, now instanceof Response]).toEqual([path, true]);
+    const promised = quiet.fetch(new Request(`http://x${path}`));
+    expect(promised).toBeInstanceOf(Promise);
+    expect(await (await promised).text()).toBe(path);
+  }
 });

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { captureOutput } from "./output.ts";
 import { rawExchange, unchunked } from "./raw-http.ts";
+import { NODE_TS } from "./node-ts.ts";
 
 const FIXTURE = "test/fixtures/serve-app.ts";
 
@@ -15,7 +16,7 @@ const ADAPTERS: Record<string, readonly string[]> = {
   "serveBun on Bun": ["node_modules/.bin/bun", FIXTURE, "bun"],
   "serveDeno on Deno": ["node_modules/.bin/deno", "run", "--allow-all", FIXTURE, "deno"],
   "serveNode on Deno": ["node_modules/.bin/deno", "run", "--allow-all", FIXTURE, "node"],
-  "serveNode on Node": ["node", "--import", "tsx", FIXTURE, "node"],
+  "serveNode on Node": [...NODE_TS, FIXTURE, "node"],
 };
 
 /** A fixture server: its base URL, what it printed, and how many `onError` lines it printed once `count` are out. */
@@ -103,5 +104,36 @@ describe.each(Object.keys(ADAPTERS))("%s", (adapter) => {
     }
     const echo = { byteLength: bytes, text: body };
     expect(echoed).toEqual({ whole: [echo], "Content-Length, in pieces": [echo], "chunked, in pieces": [echo], "two on one connection": [echo, { byteLength: 2, text: "{}" }] });
+  }, 30_000);
+});
+
+describe("serveBun's Keep-Alive announcement, which the core writes into its own answers", () => {
+  const get = (path: string, extra = "") => `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer key\r\n${extra}\r\n`;
+  const announced = (text: string) => [...text.matchAll(/\r\nkeep-alive: ([^\r]*)/gi)].map((match) => match[1]!);
+
+  test("a core answer, one a host's wrap replaced and a host's own each carry it once; one whose request or answer closes the connection none", async () => {
+    await using server = await serveFixture(ADAPTERS["serveBun on Bun"]!);
+    const over = `{"name":"${"a".repeat(70_000)}"}`;
+    const sent = {
+      "the core's": get("/v1/pets"),
+      "the core's error": get("/v1/pets/99"),
+      "replaced by a wrap": get("/v1/pets?replaced"),
+      "the host's own": get("/elsewhere"),
+      "the core's, to Connection: close": get("/v1/pets", "Connection: close\r\n"),
+      "the core's 413": `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer key\r\nContent-Type: application/json\r\nContent-Length: ${over.length}\r\n\r\n${over}`,
+    };
+    const seen: Record<string, [number | undefined, string[]]> = {};
+    for (const [name, request] of Object.entries(sent)) {
+      const answer = await rawExchange(server.base, [request], { untilAnswered: true, timeoutMs: 5000 });
+      seen[name] = [answer.status, announced(answer.text)];
+    }
+    expect(seen).toEqual({
+      "the core's": [200, ["timeout=5"]],
+      "the core's error": [404, ["timeout=5"]],
+      "replaced by a wrap": [200, ["timeout=5"]],
+      "the host's own": [200, ["timeout=5"]],
+      "the core's, to Connection: close": [200, []],
+      "the core's 413": [413, []],
+    });
   }, 30_000);
 });

@@ -79,3 +79,11 @@ test("the lazy request of a GET or HEAD has no body, whatever it sends, as Bun's
     expect([request.body, await request.text(), request.bodyUsed]).toEqual([null, "", false]);
   }
 });
+
+test("a clone of the lazy request of a TRACE, a method Node's Request refuses, is a TRACE with the body sent, and so is its clone", async () => {
+  const request = await standInRequest("http://pets.test/v1/pets", { method: "TRACE", body: "abc" });
+  const copy = request.clone();
+  const again = copy.clone();
+  expect([copy instanceof Request, copy.method, again.method, copy.headers.get("content-length")]).toEqual([true, "TRACE", "TRACE", "3"]);
+  expect([await again.text(), await copy.text(), await request.text()]).toEqual(["abc", "abc", "abc"]);
+});

@@ -5,8 +5,8 @@
  * not a word to say, has what running for a year asks (its own user, a restart policy, secrets from a
  * root-only file, an absolute data path, a read-only system but its data, no new privileges, a stop
  * timeout past the server's own graceful stop), and its `ExecStart` runs as written, on this
- * checkout's server, with the settings of the example environment file. Running them under a real
- * systemd needs one as PID 1, which the machines the suite runs on do not have.
+ * checkout's server, with the settings of the example environment file. `npm run test:deploy` runs
+ * them under a real systemd as PID 1, in a container (`deploy/test/systemd.ts`).
  */
 import { describe, expect, test } from "bun:test";
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";

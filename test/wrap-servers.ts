@@ -5,6 +5,7 @@
  */
 import type { Subprocess } from "bun";
 import { captureOutput } from "./output.ts";
+import { NODE_TS } from "./node-ts.ts";
 
 const FIXTURE = "test/fixtures/wrap-server.ts";
 const DENO = ["node_modules/.bin/deno", "run", "--allow-net", "--allow-env", "--allow-read", FIXTURE];
@@ -14,7 +15,7 @@ export const WRAP_TARGETS: readonly (readonly [name: string, serve: "bun" | "den
   ["serveBun on Bun", "bun", ["node_modules/.bin/bun", FIXTURE]],
   ["serveDeno on Deno", "deno", DENO],
   ["serveNode on Deno", "node", DENO],
-  ["serveNode on Node", "node", ["node", "--import", "tsx", FIXTURE]],
+  ["serveNode on Node", "node", [...NODE_TS, FIXTURE]],
 ];
 
 /** A wrap server that listens: its URL, its process, and what it printed so far. */

@@ -69,6 +69,23 @@ export type CheckedOpen =
  * read), and the file opened must be the one looked at. The caller closes the handle.
  */
 export async function openChecked(path: string, limits: FileLimits): Promise<CheckedOpen> {
+  // A file renamed into place between the look and the open (as a writer is told to replace one) is
+  // looked at again; only a path that keeps changing is refused.
+  for (let looks = 1; looks <= LOOKS; looks++) {
+    const checked = await openLooked(path, limits);
+    if (checked !== SWAPPED) return checked;
+  }
+  return { kind: "unusable", problem: "it was replaced again and again while being read" };
+}
+
+/** How many times `openChecked` looks at a path whose file is replaced meanwhile. */
+const LOOKS = 3;
+
+/** What `openLooked` gives when the file opened is not the one looked at. */
+const SWAPPED = Symbol("swapped");
+
+/** `openChecked`'s one look and open. */
+async function openLooked(path: string, limits: FileLimits): Promise<CheckedOpen | typeof SWAPPED> {
   let seen: Stats;
   try {
     seen = await lstat(path);
@@ -80,10 +97,10 @@ export async function openChecked(path: string, limits: FileLimits): Promise<Che
   if (problem !== undefined) return { kind: "unusable", problem };
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   const opened = await handle.stat();
-  const swapped = opened.dev !== seen.dev || opened.ino !== seen.ino ? "it was replaced while being read" : fileProblem(opened, limits);
+  const swapped = opened.dev !== seen.dev || opened.ino !== seen.ino ? SWAPPED : fileProblem(opened, limits);
   if (swapped === undefined) return { kind: "open", handle, stats: opened };
   await handle.close();
-  return { kind: "unusable", problem: swapped };
+  return swapped === SWAPPED ? SWAPPED : { kind: "unusable", problem: swapped };
 }
 
 /** Why a file with these stats is not one this store wrote, or `undefined` when it may be one. */

@@ -20,6 +20,7 @@ import { _lastSoundHostCheck } from "../../src/_internal/_host.ts";
 import { urlHost } from "../_serve.ts";
 import type { BodyStream } from "./request-body.ts";
 import { hasBody, incomingStream, readWhole, spentStream, watchedStream } from "./request-body.ts";
+import { FORBIDDEN_METHOD, requestOfAnyMethod } from "./forbidden-method.ts";
 import { NodeRequestHeaders } from "./request-headers.ts";
 import { NativeResponse } from "./response.ts";
 
@@ -121,7 +122,10 @@ class NodeRequest implements FetchRequest {
     return body.pipeThrough(new TextDecoderStream());
   }
 
-  /** A real `Request` with this one's method, URL, headers and signal, and a body of its own read from this one's (which stays readable). */
+  /**
+   * A real `Request` with this one's method (a `TRACE` too, see `forbidden-method.ts`), URL, headers and
+   * signal, and a body of its own read from this one's (which stays readable).
+   */
   clone(): Request {
     if (this.#unusable()) throw new TypeError(`Cannot clone the request ${this.method} ${this.url}: its body was already read`);
     const init: RequestInit & { duplex?: "half" } = { method: this.method, headers: [...this.headers], signal: this.signal };
@@ -132,7 +136,7 @@ class NodeRequest implements FetchRequest {
       init.body = theirs;
       init.duplex = "half";
     }
-    return new Request(this.url, init);
+    return requestOfAnyMethod(this.url, init);
   }
 
   /** Aborts when the client goes away before the answer is sent. */
@@ -236,6 +240,12 @@ class NodeRequest implements FetchRequest {
   }
 }
 
+// A `Request` to whatever checks (`instanceof`, its tag, its `constructor`, `util.inspect`): Hono, itty
+// and many middlewares test `request instanceof Request`. Every member is the class's own, so no getter
+// of `Request.prototype`, which would throw on the look-alike, is reached (test/request-identity.test.ts).
+Object.setPrototypeOf(NodeRequest.prototype, Request.prototype);
+NodeRequest.prototype.constructor = Request;
+
 /**
  * Where a request `nodeRequest` made came from, as Bun's `server.requestIP` says it: the
  * `ConnectionInfo` `serveNode` passes the app, read only when the app asks (the rate limit).
@@ -277,9 +287,6 @@ export function madeRequest(incoming: IncomingMessage, outgoing: ServerResponse,
     };
   }
 }
-
-/** The methods the Fetch API makes no `Request` with. */
-const FORBIDDEN_METHOD = /^(?:CONNECT|TRACE|TRACK)$/i;
 
 /**
  * A real `Request`, whose signal aborts when the client goes away before the answer is sent. Its

@@ -147,7 +147,7 @@ export function createAccessLog(options: AccessLogOptions): AccessLog {
   /** `response` noted with the length of its body: the one it declares, or, where it declares none, read. */
   function sized(request: Request, response: Response, requestId: string, started: number): Response | Promise<Response> {
     const declared = declaredLength(response);
-    if (declared === undefined) return withLength(response).then(({ sized, bytes }) => noted(request, sized, requestId, started, bytes));
+    if (declared === undefined) return withLength(response).then(({ measured, bytes }) => noted(request, measured, requestId, started, bytes));
     return noted(request, response, requestId, started, declared);
   }
 
@@ -230,11 +230,11 @@ function declaredLength(response: Response): number | undefined {
 }
 
 /** An answer that declares no length, its body read and put in a new answer that declares it; and that length. */
-async function withLength(response: Response): Promise<{ sized: Response; bytes: number }> {
+async function withLength(response: Response): Promise<{ measured: Response; bytes: number }> {
   const body = new Uint8Array(await response.arrayBuffer());
   const headers = new Headers(response.headers);
   headers.set("content-length", String(body.byteLength));
-  return { sized: new Response(body, { status: response.status, headers }), bytes: body.byteLength };
+  return { measured: new Response(body, { status: response.status, headers }), bytes: body.byteLength };
 }
 
 /**

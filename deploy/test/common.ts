@@ -6,6 +6,7 @@
 import { createServer } from "node:net";
 import { waitFor } from "../../test/checks.ts";
 import type { Checks } from "../../test/checks.ts";
+import { SECRET_SETTINGS } from "../../adapters/server/settings.ts";
 import type { Engine } from "./engine.ts";
 
 /** What the page's commands name: the container, its volume, the image, the compose project and its volumes. */
@@ -18,9 +19,26 @@ export const PRINTED = {
   backups: "animal-store_backups",
 } as const;
 
-/** The key the page's commands set (`API_KEYS=change-me`), and the headers of a request with it. */
+/** The key the page's commands put in the key file they make, and the headers of a request with it. */
 export const KEY = "change-me";
 export const AUTH: Readonly<Record<string, string>> = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
+
+/** The password the page's podman commands give PostgreSQL, from a file. */
+export const POSTGRES_PASSWORD = "change-me-too";
+
+/** The settings that hold a secret, the server's and PostgreSQL's, which no container may be given in its environment. */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set([...SECRET_SETTINGS, "POSTGRES_PASSWORD"]);
+
+/**
+ * Throws unless `container`'s environment (`inspect`'s `Config.Env`, which whoever may run the engine
+ * reads) holds none of `secrets` and none of the settings that hold one: each came in as a file.
+ */
+export function expectNoSecretInEnv(tool: Engine, container: string, secrets: readonly string[]): void {
+  const env = JSON.parse(tool.ok(["inspect", "--format", "{{json .Config.Env}}", container])) as string[];
+  const named = env.filter((entry) => SECRET_VARIABLES.has(entry.slice(0, entry.indexOf("="))));
+  const holding = env.filter((entry) => secrets.some((secret) => entry.includes(secret)));
+  if (named.length > 0 || holding.length > 0) throw new Error(`${container}'s environment holds a secret: ${[...new Set([...named, ...holding])].join(", ")}`);
+}
 
 /** The compose stack's instances, by the host ports the page publishes. */
 export const INSTANCES = ["http://127.0.0.1:8081", "http://127.0.0.1:8082"] as const;

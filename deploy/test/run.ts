@@ -11,29 +11,40 @@
  * Docker and for podman, the page's sections run block by block as printed: the image built and run
  * (as uid 10001, healthy, read-only root, data kept on the volume), stopped with `stopped` and exit 0,
  * and the compose stack with what an operator does to it (`stack.ts`, `operations.ts`). Then the
- * alert rules with promtool. Prints how long each part took; ends with `deploy: N passed, M failed`.
+ * systemd units under a real systemd, booted in a podman container (`systemd.ts`), and the alert
+ * rules with promtool. Prints how long each part took; ends with `deploy: N passed, M failed`.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createChecks } from "../../test/checks.ts";
 import type { Run } from "./common.ts";
-import { answering, createPet, expect, expectFree, expectUnused, petNames, PRINTED } from "./common.ts";
+import { answering, createPet, expect, expectFree, expectNoSecretInEnv, expectUnused, KEY, petNames, PRINTED } from "./common.ts";
 import { CONTAINERS_CONF, engine } from "./engine.ts";
 import type { Engine } from "./engine.ts";
 import { blocks, line, ROOT, runPrinted, section } from "./page.ts";
 import { stack } from "./stack.ts";
 import { containerKeys, removeKeyFiles } from "./keys.ts";
+import { underSystemd } from "./systemd.ts";
 
 const BASE = "localhost/debian:bookworm-slim";
+const STAND_INS = join(import.meta.dir, "stand-ins");
+/** The stand-ins' files, hashed into their tags: a changed stand-in is built again, not taken from an earlier run. */
+const STAND_INS_HASH = createHash("sha256").update(readdirSync(STAND_INS).sort().map((name) => `${name}\0${readFileSync(join(STAND_INS, name), "utf8")}`).join("\0")).digest("hex").slice(0, 12);
 /** The stand-ins built here, and the names the deploy files give the images they stand in for. */
 const IMAGES: readonly { local: string; file?: string; names: Readonly<Record<Engine["name"], string>> }[] = [
   { local: BASE, names: { docker: "debian:bookworm-slim", podman: BASE } },
-  { local: "localhost/postgres-stand-in:15", file: "postgres.Containerfile", names: { docker: "postgres:15-bookworm", podman: "docker.io/library/postgres:15-bookworm" } },
-  { local: "localhost/prometheus-stand-in:latest", file: "prometheus.Containerfile", names: { docker: "prom/prometheus:v2.53.0", podman: "docker.io/prom/prometheus:v2.53.0" } },
+  { local: `localhost/postgres-stand-in:15-${STAND_INS_HASH}`, file: "postgres.Containerfile", names: { docker: "postgres:15-bookworm", podman: "docker.io/library/postgres:15-bookworm" } },
+  { local: `localhost/prometheus-stand-in:${STAND_INS_HASH}`, file: "prometheus.Containerfile", names: { docker: "prom/prometheus:v2.53.0", podman: "docker.io/prom/prometheus:v2.53.0" } },
 ];
-/** The page's sections, and how many `sh` blocks each has: image, stop, stack up, stack down. */
+/** The page's sections, and its `sh` blocks each has: image, stop, (podman: the secrets, once,) stack up, stack down. */
 const SECTIONS = { docker: "With Docker", podman: "With podman" } as const;
+const BLOCKS = { docker: 4, podman: 5 } as const;
+/** The one-container block's podman secret, removed at the end. */
+const CONTAINER_SECRET = "pets-api-keys";
+/** A secret given in a container's environment on the page's engine lines (`-e NAME=` or `-e NAME` of a secret setting, or a URL with a password). */
+const SECRET_IN_ENV = /-e (API_KEYS|DATABASE_URL|POSTGRES_PASSWORD|OTEL_EXPORTER_OTLP_(TRACES_)?HEADERS)(=|\s)|postgres:\/\/[^:\s]+:\$/;
 const PORT = 8080;
 /** The image's health check: its liveness probe. */
 const LIVENESS_CHECK = ["CMD", "animal-store", "health", "--live"];
@@ -77,7 +88,7 @@ async function images(docker: Engine, podman: Engine): Promise<void> {
   await timed("stand-in images", "stand-ins for PostgreSQL and Prometheus from Debian's postgresql-15 and prometheus (kept once made)", () => {
     for (const { local, file } of IMAGES) {
       if (file === undefined || podman.imageExists(local)) continue;
-      podman.ok(["build", "--quiet", "--format", "docker", "--build-arg", `BASE=${BASE}`, "--tag", local, "--file", join(import.meta.dir, "stand-ins", file), join(import.meta.dir, "stand-ins")], 600_000);
+      podman.ok(["build", "--quiet", "--format", "docker", "--build-arg", `BASE=${BASE}`, "--tag", local, "--file", join(STAND_INS, file), STAND_INS], 600_000);
     }
   });
   await timed("images to Docker", "the same images in Docker (podman save | docker load), and both engines have them under the names the deploy files use", () => {
@@ -122,6 +133,9 @@ async function container(tool: Engine, printed: readonly string[]): Promise<void
       expect("the server's uid", /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1], "10001");
       expect("read-only root", tool.ok(["inspect", "--format", "{{.HostConfig.ReadonlyRootfs}}", container]), "true");
     });
+    await check(`${tool.name}: the key came in as a file: ${tool.name} inspect shows it in no environment variable`, () => {
+      expectNoSecretInEnv(tool, container, [KEY]);
+    });
     await check(`${tool.name}: the page's stop line: the server, PID 1, prints stopped and exits 0 well within the 10 s grace`, () => {
       const stopping = performance.now();
       runPrinted(stop!, tool.env, 30_000);
@@ -141,6 +155,7 @@ async function container(tool: Engine, printed: readonly string[]): Promise<void
   } finally {
     tool.run(["rm", "--force", container]);
     tool.run(["volume", "rm", "--force", volume]);
+    if (tool.name === "podman") tool.run(["secret", "rm", CONTAINER_SECRET]);
   }
 }
 
@@ -175,7 +190,7 @@ function composeCommand(docker: Engine): string {
 /** One engine's section of the page, run block by block; then nothing it made may be left, not even an anonymous volume. */
 async function engineSection(tool: Engine, compose: string): Promise<void> {
   const printed = blocks(section(SECTIONS[tool.name]));
-  if (printed.length !== 4) return fail(`docs/deploy.md's "${SECTIONS[tool.name]}" has ${printed.length} sh blocks, not the 4 this test runs (image, stop, stack up, stack down)`);
+  if (printed.length !== BLOCKS[tool.name]) return fail(`docs/deploy.md's "${SECTIONS[tool.name]}" has ${printed.length} sh blocks, not the ${BLOCKS[tool.name]} this test runs (image, stop, ${tool.name === "podman" ? "secrets, " : ""}stack up, stack down)`);
   const volumes = () => tool.ok(["volume", "ls", "--quiet"]).split("\n").filter((name) => name !== "");
   const before = new Set(volumes());
   await container(tool, printed.slice(0, 2));
@@ -211,10 +226,17 @@ try {
     expect("toml blocks", printed.length, 1);
     if (!readFileSync(CONTAINERS_CONF, "utf8").includes(printed[0]!)) throw new Error(`deploy/test/containers.conf does not hold the page's:\n${printed[0]}`);
   });
+  await check("the page's podman commands, and Docker's one container, give no secret in an environment variable (-e), only files", () => {
+    const engineLines = [section("With Docker"), section("With podman"), section("Operating the compose stack"), section("Loading an export into the compose stack"), ...["Backups and their check", "A restore drill", "Upgrading without downtime", "A database outage"].map(section)]
+      .flatMap((text) => blocks(text)).join("\n").split("\n").filter((text) => text.startsWith("podman ") || text.startsWith("docker run ") || text.startsWith("  "));
+    const given = engineLines.filter((text) => SECRET_IN_ENV.test(text));
+    expect("lines giving a secret in the environment", given, []);
+  });
   await images(docker, podman);
   if (!anyFailed()) {
     await engineSection(docker, composeCommand(docker));
     await engineSection(podman, "");
+    await underSystemd(podman, run);
     await alertRules();
   }
 } catch (error) {

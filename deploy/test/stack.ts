@@ -15,7 +15,7 @@ import { OLDER_SCHEMA_VERSION, olderCheckout } from "../../test/older-checkout.t
 import { waitFor } from "../../test/checks.ts";
 import type { Engine } from "./engine.ts";
 import type { Run } from "./common.ts";
-import { answering, createPet, expect, expectFree, expectUnused, INSTANCES, petNames, PRINTED, STACK_PORTS, stackContainer } from "./common.ts";
+import { answering, createPet, expect, expectFree, expectNoSecretInEnv, expectUnused, INSTANCES, KEY, petNames, POSTGRES_PASSWORD, PRINTED, STACK_PORTS, stackContainer } from "./common.ts";
 import type { Stack } from "./operations.ts";
 import { backups, BACKUP_SETTINGS, drill, outage, upgrade } from "./operations.ts";
 import { stackKeys } from "./keys.ts";
@@ -28,7 +28,10 @@ const LOADED = 50;
 const OUTAGE_SECONDS = { docker: 30, podman: 10 } as const;
 
 /** What the stack's commands write in the checkout (all ignored by git), removed at the end. */
-const WRITTEN = ["pets.jsonl", "backup.jsonl"];
+const WRITTEN = ["pets.jsonl", "backup.jsonl", "deploy/postgres-password"];
+
+/** The podman secrets the page's podman commands make: the stack's, and the drill's (removed by its block unless it failed). */
+const PODMAN_SECRETS = ["animal-store-api-keys", "animal-store-postgres-password", "animal-store-database-url", "animal-store-drill-url"];
 
 /** The compose backup line docs/deploy.md printed before it named the project: it reached a project named `deploy`. */
 const UNNAMED_BACKUP_LINE = "docker compose -f deploy/compose.yaml run --rm -T store-1 export > backup.jsonl";
@@ -73,11 +76,14 @@ function loadingBlocks(tool: Engine): { load: string; exportOnce: string } {
   return { load, exportOnce };
 }
 
-/** The page's stack for one engine; `printed` is its up and down blocks, `compose` the Compose command Docker's run with. */
+/**
+ * The page's stack for one engine; `printed` is its up and down blocks (with podman, after the block
+ * that makes the secrets, once), `compose` the Compose command Docker's run with.
+ */
 export async function stack(tool: Engine, run: Run, printed: readonly string[], compose: string): Promise<void> {
   const { check, timed, anyFailed } = run;
   const named = (block: string) => block.replaceAll("docker compose ", `${compose} `);
-  const [up = "", down = ""] = printed.map(named);
+  const [secrets = "", up = "", down = ""] = (tool.name === "podman" ? printed : ["", ...printed]).map(named);
   const env = { ...tool.env, ...BACKUP_SETTINGS };
   const session = (block: string) => inSession([up], named(block));
   const ops: Stack = { tool, run, printed: (block, timeoutMs) => runPrintedAsync(session(block), env, timeoutMs) };
@@ -90,10 +96,13 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
   try {
     await timed(`${tool.name} stack up`, `${tool.name}: the page's stack starts as printed ${names} on the older checkout's image (schema ${OLDER_SCHEMA_VERSION}), filled with ${LOADED} pets by the page's loading lines`, async () => {
       expectUnused(tool, tool.name === "podman" ? stackNames : [], [PRINTED.pgdata, PRINTED.backups]);
+      const taken = tool.name === "podman" ? PODMAN_SECRETS.filter((name) => tool.run(["secret", "inspect", name]).code === 0) : [];
+      if (taken.length > 0) throw new Error(`podman already has the secrets ${taken.join(", ")}, not made by this run: remove them to run the deploy test`);
       await expectFree(STACK_PORTS);
       tool.ok(["build", ...(tool.name === "podman" ? ["--format", "docker"] : []), "--tag", PRINTED.image, "--file", "deploy/Containerfile", olderExecutable()], 300_000);
       olderImage = tool.ok(["image", "inspect", "--format", "{{.Id}}", PRINTED.image]);
       ran = true;
+      if (secrets !== "") runPrinted(secrets, env);
       const loading = session(load.replaceAll("data/pets.json", await dataFile()));
       // Docker's loading lines start the stack themselves (and the stack's line then changes nothing), once
       // the stack's block has made the key file its instances read; podman's load into the stack up and empty.
@@ -106,6 +115,7 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
       }
     });
     if (!ran || anyFailed()) return;
+    if (tool.name === "podman") await noSecretInEnv(tool, run, stackNames, "started");
     await check(`${tool.name}: the ${LOADED} loaded pets are listed by both instances, and a pet created through store-1 is listed by store-2`, async () => {
       await answering(`${INSTANCES[1]}/v1`);
       const loaded = Array.from({ length: LOADED }, (_, i) => `loaded-${i}`);
@@ -133,6 +143,7 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
     await upgrade(ops);
     await outage(ops, OUTAGE_SECONDS[tool.name]);
     await drill(ops);
+    if (tool.name === "podman") await noSecretInEnv(tool, run, stackNames, "upgraded, its instances and backup service made again");
     await check(`${tool.name}: stopping the instances, each prints stopped and exits 0`, () => {
       for (const service of ["store-1", "store-2"]) {
         const container = stackContainer(tool, service);
@@ -152,6 +163,7 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
     });
   } finally {
     if (ran) removeStack(tool, compose, up, env, stackNames);
+    if (tool.name === "podman") for (const name of PODMAN_SECRETS) tool.run(["secret", "rm", name]);
     // Untagged once the upgrade tagged the new one: removed by its id.
     const removed = olderImage === "" ? undefined : tool.run(["rmi", olderImage]);
     if (removed !== undefined && removed.code !== 0) console.log(`  ${tool.name} rmi ${olderImage}: ${removed.stderr.trim()}`);
@@ -159,6 +171,13 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
     run.times.push(`${tool.name} compose checks ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
   if (tool.name === "docker") await unnamedProject(tool, run, compose, env);
+}
+
+/** The check that no container of the podman stack, as it stands `when`, holds a secret in its environment. */
+async function noSecretInEnv(tool: Engine, run: Run, containers: readonly string[], when: string): Promise<void> {
+  await run.check(`podman: every container of the stack, ${when}, got its secrets as files: podman inspect shows no key, password or database URL in its environment`, () => {
+    for (const container of containers) expectNoSecretInEnv(tool, container, [KEY, POSTGRES_PASSWORD]);
+  });
 }
 
 /** The pets the stack holds, read through store-1's database as the instances were stopped: from the database itself. */

@@ -49,6 +49,12 @@ export function _readNow<Arg, T>(read: (arg: Arg) => T): (arg: Arg) => Promise<T
   return Object.assign(async (arg: Arg) => read(arg), { _now: read });
 }
 
+/** `wrapped`, a wrapper's store method, carrying as `_now` the read `method` carries now run through `around`; `wrapped` alone when `method` carries none. */
+export function _carryReadNow<Arg, T>(wrapped: (arg: Arg) => Promise<T>, method: (arg: Arg) => Promise<T>, around: (read: () => T) => T): (arg: Arg) => Promise<T> {
+  const now = (method as MaybeNow<typeof method, (arg: Arg) => T>)._now;
+  return now === undefined ? wrapped : Object.assign(wrapped, { _now: (arg: Arg) => around(() => now(arg)) });
+}
+
 /** The store's pet by id, now when its `get` can answer now. */
 export function _getNow(store: PetStore, id: number): Pet | undefined | Promise<Pet | undefined> {
   const now = (store.get as MaybeNow<PetStore["get"], (id: number) => Pet | undefined>)._now;

@@ -18,10 +18,12 @@ import type { PetStore } from "../store.ts";
 import type { App, ConnectionInfo, Wrap } from "../types.ts";
 import type { OtelApi, OtelContext, OtelSpan, OtelTracer } from "./otel-api.ts";
 import type { SpanRunner } from "./_store-spans.ts";
+import type { _Answer } from "../_internal/_answer-now.ts";
+import { _answerNowOf, _appAnsweringNow } from "../_internal/_answer-now.ts";
 import { createRouteMatcher, ROUTES } from "../routes.ts";
 import { SPAN_KIND } from "./otel-api.ts";
 import { endServerSpan, serverSpanStart } from "./_server-span.ts";
-import { createSpanRunner, storeWithSpans } from "./_store-spans.ts";
+import { _createSpanRunnerNow, createSpanRunner, storeWithSpans } from "./_store-spans.ts";
 import { readTraceContext } from "./trace-context.ts";
 
 export { SPAN_KIND, STATUS_ERROR } from "./otel-api.ts";
@@ -69,6 +71,7 @@ export function tracing(options: TracingOptions): Tracing {
   const basePath = options.basePath ?? "/v1";
   const matchRoute = createRouteMatcher(ROUTES);
   const inSpan = createSpanRunner(api, tracer);
+  const inSpanNow = _createSpanRunnerNow(api, tracer);
   const spans = new WeakMap<Request, OtelSpan>();
 
   /** Where the request's span hangs: the host's active span, else the caller's `traceparent`, else a new trace. */
@@ -84,23 +87,40 @@ export function tracing(options: TracingOptions): Tracing {
   }
 
   function wrap(app: App): App {
-    function fetch(request: Request, connection?: ConnectionInfo): Promise<Response> {
+    const answer = _answerNowOf(app);
+    // `_answerNow`: an answer the app gives now ends the span now and goes on as it is, with no
+    // promise; one it promises ends the span when it settles (bench/RESULTS.md, issue 53).
+    function answerNow(request: Request, connection?: ConnectionInfo): _Answer {
       const parent = parentOf(request);
       const { name, attributes } = serverSpanStart(request, matchRoute, basePath);
       // Inside a host's own server span ours is a step of it, not a second server span.
       const span = tracer.startSpan(name, { kind: parent.hosted ? SPAN_KIND.internal : SPAN_KIND.server, attributes }, parent.context);
       spans.set(request, span);
-      // A span the sampler dropped has no children to find it: the app runs outside any context.
-      const answer = span.isRecording() ? api.context.with(api.trace.setSpan(parent.context, span), () => app.fetch(request, connection)) : app.fetch(request, connection);
-      return answer.then(
-        (response) => (endServerSpan(span, response.status, keyNameOf(request)), response),
+      let answered: _Answer;
+      try {
+        // A span the sampler dropped has no children to find it: the app runs outside any context. The
+        // app is called in a closure, not through `with`'s arguments, which a host's context manager may not pass on.
+        answered = span.isRecording() ? api.context.with(api.trace.setSpan(parent.context, span), () => answer(request, connection)) : answer(request, connection);
+      } catch (error) {
+        endServerSpan(span, 500, keyNameOf(request));
+        throw error;
+      }
+      if (!(answered instanceof Promise)) return ended(span, request, answered);
+      return answered.then(
+        (response) => ended(span, request, response),
         (error: unknown) => {
           endServerSpan(span, 500, keyNameOf(request));
           throw error;
         },
       );
     }
-    return { fetch, onError: app.onError };
+    return _appAnsweringNow(answerNow, app.onError);
+  }
+
+  /** `response`, the request's span ended with its status. */
+  function ended(span: OtelSpan, request: Request, response: Response): Response {
+    endServerSpan(span, response.status, keyNameOf(request));
+    return response;
   }
 
   /** The name of the key the app found on the request (the same lookup), known or expired. */
@@ -114,6 +134,6 @@ export function tracing(options: TracingOptions): Tracing {
     return context === undefined || context.traceId === INVALID_TRACE_ID ? undefined : { traceId: context.traceId, spanId: context.spanId };
   }
 
-  return { wrap, store: (store) => storeWithSpans(store, inSpan), inSpan, idsOf };
+  return { wrap, store: (store) => storeWithSpans(store, inSpan, inSpanNow), inSpan, idsOf };
 }
 

@@ -1,7 +1,13 @@
 #!/bin/sh
-# First start: a cluster whose POSTGRES_USER has POSTGRES_PASSWORD, and POSTGRES_DB, as the official image does.
+# First start: a cluster whose POSTGRES_USER has POSTGRES_PASSWORD, and POSTGRES_DB, as the official image does;
+# the password may be given as a file, POSTGRES_PASSWORD_FILE (a secret), read as the image reads it.
 set -eu
 user=${POSTGRES_USER:-postgres}
+if [ -n "${POSTGRES_PASSWORD_FILE:-}" ]; then
+  if [ -n "${POSTGRES_PASSWORD:-}" ]; then echo "error: both POSTGRES_PASSWORD and POSTGRES_PASSWORD_FILE are set (but are exclusive)" >&2; exit 1; fi
+  POSTGRES_PASSWORD=$(cat "$POSTGRES_PASSWORD_FILE")
+  unset POSTGRES_PASSWORD_FILE
+fi
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
   password=$(mktemp)
   printf '%s' "${POSTGRES_PASSWORD:?the stand-in needs POSTGRES_PASSWORD}" > "$password"
