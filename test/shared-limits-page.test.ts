@@ -40,6 +40,13 @@ function serviceEnvironment(service: string, variables: Readonly<Record<string, 
   return Object.fromEntries(lines.map((line) => /^ {6}(\w+): (.*)$/.exec(line)).filter((match) => match !== null).map((match) => [match![1]!, resolve(match![2]!.replace(/^"(.*)"$/, "$1"))]));
 }
 
+/** A service's `environment` on the test's database: its `DATABASE_URL` in place of the file the Compose secret would be. */
+function withDatabase(environment: Readonly<Record<string, string>>, database: string): Record<string, string> {
+  const { DATABASE_URL_FILE, ...rest } = environment;
+  expect(DATABASE_URL_FILE).toBe("/run/secrets/database_url");
+  return { ...rest, DATABASE_URL: database };
+}
+
 test("the page's compose stack gets one budget from its two instances: the printed loop of curls is answered 200 about as one instance alone would", async () => {
   expect(stackBlock).toContain("docker compose -p animal-store -f deploy/compose.yaml up -d");
   const limit = parseRateLimit(exported["RATE_LIMIT"] ?? "");
@@ -49,7 +56,7 @@ test("the page's compose stack gets one budget from its two instances: the print
   const instances: ServerProcess[] = [];
   try {
     // The file's `migrate` service first, as Compose runs it before the instances (which run with MIGRATE=off).
-    expect((await runCommand("bun", ["migrate"], { env: { ...serviceEnvironment("migrate", exported), DATABASE_URL: database } })).code).toBe(0);
+    expect((await runCommand("bun", ["migrate"], { env: { ...withDatabase(serviceEnvironment("migrate", exported), database) } })).code).toBe(0);
     // The page's key line, with `npm start --silent --` for the executable, writing to the test's folder.
     const keyLine = stackBlock.split("\n").find((line) => line.includes(" key --name "))!;
     const keyFile = join(folder, "api-keys");
@@ -61,7 +68,7 @@ test("the page's compose stack gets one budget from its two instances: the print
       const environment = serviceEnvironment(service, exported);
       expect([environment["RATE_LIMIT"], environment["API_KEYS_FILE"]]).toEqual([exported["RATE_LIMIT"], "/run/secrets/api_keys"]);
       // The image's Bun executable, on the test's database, a free port and the key file.
-      instances.push(await startServer("bun", { ...environment, API_KEYS_FILE: keyFile, DATABASE_URL: database, PORT: "0", METRICS_PORT: "0" }));
+      instances.push(await startServer("bun", { ...withDatabase(environment, database), API_KEYS_FILE: keyFile, PORT: "0", METRICS_PORT: "0" }));
     }
     const ports = instances.map((instance) => new URL(instance.url).port);
     const loop = loopBlock.replace("for port in 8081 8082;", `for port in ${ports.join(" ")};`);

@@ -23,7 +23,7 @@ export const PRINTED = {
 export const KEY = "change-me";
 export const AUTH: Readonly<Record<string, string>> = { authorization: `Bearer ${KEY}`, "content-type": "application/json" };
 
-/** The password the page's podman commands give PostgreSQL, from a file. */
+/** The password the page's commands, Docker's and podman's, give PostgreSQL, from a file. */
 export const POSTGRES_PASSWORD = "change-me-too";
 
 /** The settings that hold a secret, the server's and PostgreSQL's, which no container may be given in its environment. */

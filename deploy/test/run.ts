@@ -226,9 +226,9 @@ try {
     expect("toml blocks", printed.length, 1);
     if (!readFileSync(CONTAINERS_CONF, "utf8").includes(printed[0]!)) throw new Error(`deploy/test/containers.conf does not hold the page's:\n${printed[0]}`);
   });
-  await check("the page's podman commands, and Docker's one container, give no secret in an environment variable (-e), only files", () => {
+  await check("the page's podman and Docker commands, the compose ones too, give no secret in an environment variable (-e), only files", () => {
     const engineLines = [section("With Docker"), section("With podman"), section("Operating the compose stack"), section("Loading an export into the compose stack"), ...["Backups and their check", "A restore drill", "Upgrading without downtime", "A database outage"].map(section)]
-      .flatMap((text) => blocks(text)).join("\n").split("\n").filter((text) => text.startsWith("podman ") || text.startsWith("docker run ") || text.startsWith("  "));
+      .flatMap((text) => blocks(text)).join("\n").split("\n").filter((text) => /^(podman |docker run |docker compose |docker-compose | {2})/.test(text));
     const given = engineLines.filter((text) => SECRET_IN_ENV.test(text));
     expect("lines giving a secret in the environment", given, []);
   });

@@ -27,8 +27,8 @@ const LOADED = 50;
 /** How long the database is down in each engine's outage: the 30 s the issue asks with Docker, less with podman. */
 const OUTAGE_SECONDS = { docker: 30, podman: 10 } as const;
 
-/** What the stack's commands write in the checkout (all ignored by git), removed at the end. */
-const WRITTEN = ["pets.jsonl", "backup.jsonl", "deploy/postgres-password"];
+/** What the stack's commands write in the checkout (all ignored by git), removed at the end: the key file by `removeKeyFiles`. */
+const WRITTEN = ["pets.jsonl", "backup.jsonl", "deploy/postgres-password", "deploy/database-url", "deploy/drill-url"];
 
 /** The podman secrets the page's podman commands make: the stack's, and the drill's (removed by its block unless it failed). */
 const PODMAN_SECRETS = ["animal-store-api-keys", "animal-store-postgres-password", "animal-store-database-url", "animal-store-drill-url"];
@@ -115,7 +115,7 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
       }
     });
     if (!ran || anyFailed()) return;
-    if (tool.name === "podman") await noSecretInEnv(tool, run, stackNames, "started");
+    await noSecretInEnv(tool, run, "started");
     await check(`${tool.name}: the ${LOADED} loaded pets are listed by both instances, and a pet created through store-1 is listed by store-2`, async () => {
       await answering(`${INSTANCES[1]}/v1`);
       const loaded = Array.from({ length: LOADED }, (_, i) => `loaded-${i}`);
@@ -143,7 +143,7 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
     await upgrade(ops);
     await outage(ops, OUTAGE_SECONDS[tool.name]);
     await drill(ops);
-    if (tool.name === "podman") await noSecretInEnv(tool, run, stackNames, "upgraded, its instances and backup service made again");
+    await noSecretInEnv(tool, run, "upgraded, its instances and backup service made again");
     await check(`${tool.name}: stopping the instances, each prints stopped and exits 0`, () => {
       for (const service of ["store-1", "store-2"]) {
         const container = stackContainer(tool, service);
@@ -170,13 +170,17 @@ export async function stack(tool: Engine, run: Run, printed: readonly string[], 
     for (const name of WRITTEN) rmSync(join(ROOT, name), { force: true });
     run.times.push(`${tool.name} compose checks ${((performance.now() - started) / 1000).toFixed(1)} s`);
   }
-  if (tool.name === "docker") await unnamedProject(tool, run, compose, env);
+  if (tool.name === "docker") await unnamedProject(tool, run, compose, up, env);
 }
 
-/** The check that no container of the podman stack, as it stands `when`, holds a secret in its environment. */
-async function noSecretInEnv(tool: Engine, run: Run, containers: readonly string[], when: string): Promise<void> {
-  await run.check(`podman: every container of the stack, ${when}, got its secrets as files: podman inspect shows no key, password or database URL in its environment`, () => {
-    for (const container of containers) expectNoSecretInEnv(tool, container, [KEY, POSTGRES_PASSWORD]);
+/**
+ * The check that no container of the stack, as it stands `when`, holds a secret in its environment: with
+ * Docker every service's container, `migrate`'s (exited) too; podman's `migrate` is a `run --rm`.
+ */
+async function noSecretInEnv(tool: Engine, run: Run, when: string): Promise<void> {
+  const services = ["postgres", ...(tool.name === "docker" ? ["migrate"] : []), "store-1", "store-2", "backup", "prometheus"];
+  await run.check(`${tool.name}: every container of the stack, ${when}, got its secrets as files: ${tool.name} inspect shows no key, password or database URL in its environment`, () => {
+    for (const service of services) expectNoSecretInEnv(tool, stackContainer(tool, service), [KEY, POSTGRES_PASSWORD]);
   });
 }
 
@@ -199,12 +203,14 @@ function removeStack(tool: Engine, compose: string, up: string, env: Record<stri
 }
 
 /**
- * The compose backup line as the page printed it before it named the project: Compose made a project
+ * The compose backup line as the page printed it before it named the project, after the stack's lines that
+ * make the secret files: Compose made a project
  * named after the folder, `deploy`, whose new database the export now refuses as holding no pet, exit 1
  * and nothing written, where it used to write an empty backup and exit 0. Its project is removed after.
  */
-async function unnamedProject(tool: Engine, run: Run, compose: string, env: Record<string, string | undefined>): Promise<void> {
-  const line = `export API_KEYS=change-me POSTGRES_PASSWORD=change-me-too\n${UNNAMED_BACKUP_LINE.replace("docker compose ", `${compose} `)}`;
+async function unnamedProject(tool: Engine, run: Run, compose: string, up: string, env: Record<string, string | undefined>): Promise<void> {
+  // The stack's block makes the secret files first, as in the user's checkout.
+  const line = `${splitBefore(up, `${compose} `)[0]}\n${UNNAMED_BACKUP_LINE.replace("docker compose ", `${compose} `)}`;
   try {
     await run.timed(`${tool.name} unnamed project`, `${tool.name}: the compose backup line without -p, as the page printed it before, reaches a project named deploy and fails loudly: exit 1, "holds no pet", an empty file`, async () => {
       const refused = await runPrintedAsync(line, env).then(() => undefined, (error: Error) => error.message);
@@ -213,7 +219,7 @@ async function unnamedProject(tool: Engine, run: Run, compose: string, env: Reco
       expect("the backup written", readFileSync(join(ROOT, "backup.jsonl"), "utf8"), "");
     });
   } finally {
-    runPrinted(`${compose} -p deploy -f deploy/compose.yaml down --volumes --timeout 10`, { ...env, API_KEYS: "change-me" }, 120_000);
-    rmSync(join(ROOT, "backup.jsonl"), { force: true });
+    runPrinted(`${compose} -p deploy -f deploy/compose.yaml down --volumes --timeout 10`, env, 120_000);
+    for (const name of WRITTEN) rmSync(join(ROOT, name), { force: true });
   }
 }
