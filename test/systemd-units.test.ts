@@ -13,6 +13,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, wr
 import { join } from "node:path";
 import { SQL } from "bun";
 import { openPostgresStore } from "../adapters/postgres-store/mod.ts";
+import { keyFileLine } from "../src/mod.ts";
 import { LATE_STORE_CLOSE_MS, SHUTDOWN_GRACE_MS } from "../adapters/server/start.ts";
 import { commandArgv } from "./commands.ts";
 import { captureOutput } from "./output.ts";
@@ -24,6 +25,8 @@ const FOLDER = "deploy/systemd";
 const UNITS = readdirSync(FOLDER).filter((name) => /\.(service|timer)$/.test(name)).sort();
 const SERVICES = UNITS.filter((name) => name.endsWith(".service"));
 const SERVERS = ["animal-store.service", "animal-store-node.service"];
+/** The clients' key docs/deploy.md's block writes into the key file. */
+const KEY = "change-me";
 
 /** A unit's settings: each `Key=value` line by its key, every value in order. */
 function settingsOf(unit: string): Map<string, string[]> {
@@ -60,7 +63,7 @@ test("each unit passes systemd-analyze verify without a word, the programs they 
   cpSync("/usr/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true });
   mkdirSync(join(root, "etc/systemd/system"), { recursive: true });
   for (const unit of UNITS) cpSync(join(FOLDER, unit), join(root, "etc/systemd/system", unit));
-  for (const program of SERVICES.map((unit) => one(unit, "ExecStart").split(" ")[0]!)) {
+  for (const program of SERVICES.flatMap((unit) => ["ExecStart", "ExecReload"].flatMap((key) => settingsOf(unit).get(key) ?? [])).map((command) => command.split(" ")[0]!)) {
     mkdirSync(join(root, program, ".."), { recursive: true });
     writeFileSync(join(root, program), "#!/bin/sh\n");
     chmodSync(join(root, program), 0o755);
@@ -82,7 +85,8 @@ describe("what running for a year asks of each service", () => {
     expect(one(unit, "ReadWritePaths")).toMatch(/^\/var\/(lib|backups)\/animal-store$/);
   });
 
-  test.each(SERVERS)("%s: restarted on failure but not for a setting to fix, and given longer to stop than the server's own graceful stop takes", (unit) => {
+  test.each(SERVERS)("%s: restarted on failure but not for a setting to fix, given longer to stop than the server's own graceful stop takes, and reloaded by SIGHUP", (unit) => {
+    expect(one(unit, "ExecReload")).toBe("/bin/kill -HUP $MAINPID");
     expect(one(unit, "Restart")).toBe("on-failure");
     expect(one(unit, "RestartPreventExitStatus")).toBe("2");
     expect(one(unit, "KillSignal")).toBe("SIGTERM");
@@ -110,21 +114,23 @@ describe("each ExecStart runs as written, with the example environment file, on 
     const file = readFileSync(join(FOLDER, "animal-store.env"), "utf8").split("\n").map((line) => (postgres ? line.replace(/^#(?=[A-Z_]+=)/, "") : line));
     const lines = [...file, ...(settingsOf(unit).get("Environment") ?? [])];
     const pairs = lines.filter((line) => /^[A-Z_]+=/.test(line)).map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]);
-    return Object.fromEntries(pairs.map(([name, value]) => [name, value.replaceAll("/var/", `${root}/var/`)]));
+    return Object.fromEntries(pairs.map(([name, value]) => [name, value.replaceAll("/var/", `${root}/var/`).replaceAll("/etc/", `${root}/etc/`)]));
   }
 
   /** The ExecStart's arguments after its program, with its folders moved under `root`. */
   const argumentsOf = (unit: string, root: string) => one(unit, "ExecStart").split(" ").slice(1).map((arg) => arg.replaceAll("/var/", `${root}/var/`));
 
-  test("the server starts on the file store at the unit's data path, answers with the file's key, and stops on SIGTERM with exit 0", async () => {
+  test("the server starts on the file store at the unit's data path, answers with the key file's key, and stops on SIGTERM with exit 0", async () => {
     const root = tempFolder();
     const env: Record<string, string> = { ...environment("animal-store.service", root), PORT: "0" };
-    expect(env["DATA_FILE"]).toBe(`${root}/var/lib/animal-store/pets.json`);
+    expect([env["DATA_FILE"], env["API_KEYS_FILE"], env["API_KEYS"]]).toEqual([`${root}/var/lib/animal-store/pets.json`, `${root}/etc/animal-store/api-keys`, undefined]);
+    mkdirSync(`${root}/etc/animal-store`, { recursive: true });
+    writeFileSync(env["API_KEYS_FILE"]!, `${keyFileLine({ name: "clients", key: KEY })}\n`, { mode: 0o600 });
     const server = Bun.spawn(commandArgv("bun", argumentsOf("animal-store.service", root)), { env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
     const output = captureOutput(server);
     try {
       const base = await waitFor("the server to listen", () => /listening on (\S+)/.exec(output())?.[1], 20_000);
-      const created = await fetch(`${base}/pets`, { method: "POST", headers: { authorization: `Bearer ${env["API_KEYS"]}`, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' });
+      const created = await fetch(`${base}/pets`, { method: "POST", headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" }, body: '{"name":"Rex","categoryId":1}' });
       expect(created.status).toBe(201);
       server.kill("SIGTERM");
       expect(await server.exited).toBe(0);

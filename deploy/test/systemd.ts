@@ -5,9 +5,10 @@
  * (`--systemd=always`, with CAP_SYS_ADMIN: without it systemd skips the units' mount namespace, so
  * `ProtectSystem=strict` would be silently absent), the checkout mounted read-only, and the page's
  * block run in it as printed, as root. Then what the page promises: the server answers with the
- * settings file's key, as its own user, with no new privileges and no capability, and writes its data
+ * key file's key, as its own user, with no new privileges and no capability, and writes its data
  * with the system read-only around it but for `ReadWritePaths` (its mounts say so);
- * the backup service backs it up and the page's check passes on the backup; `systemctl stop` ends it
+ * the backup service backs it up and the page's check passes on the backup; `systemctl reload` reads
+ * the key file again; `systemctl stop` ends it
  * with `stopped` and exit 0, and a start finds its pets again.
  */
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -20,7 +21,7 @@ import type { Engine } from "./engine.ts";
 import { blocks, ROOT, section } from "./page.ts";
 
 /** Debian 12 with systemd, and curl for the checks; the packages are its tag, so another list makes another image. */
-const PACKAGES = ["systemd", "systemd-sysv", "dbus", "curl"];
+const PACKAGES = ["systemd", "systemd-sysv", "dbus", "curl", "procps"];
 const IMAGE = `localhost/animal-store-systemd:bookworm-${PACKAGES.join("-")}`;
 const CONTAINER = "animal-store-systemd";
 const BASE = "http://127.0.0.1:8080/v1";
@@ -44,10 +45,10 @@ function inside(podman: Engine, argv: readonly string[], timeoutMs?: number): st
   return podman.ok(["exec", CONTAINER, ...argv], timeoutMs);
 }
 
-/** The status a request with the settings file's key gets inside the container (0: no answer). */
-function status(podman: Engine, path: string, body?: string): number {
+/** The status a request with the key file's key (or `key`) gets inside the container (0: no answer). */
+function status(podman: Engine, path: string, body?: string, key = KEY): number {
   const post = body === undefined ? [] : ["-X", "POST", "-H", "content-type: application/json", "--data", body];
-  const result = podman.run(["exec", CONTAINER, "curl", "--silent", "--max-time", "5", "--output", "/dev/null", "--write-out", "%{http_code}", "-H", `Authorization: Bearer ${KEY}`, ...post, `${BASE}${path}`]);
+  const result = podman.run(["exec", CONTAINER, "curl", "--silent", "--max-time", "5", "--output", "/dev/null", "--write-out", "%{http_code}", "-H", `Authorization: Bearer ${key}`, ...post, `${BASE}${path}`]);
   return Number(result.stdout.trim() || 0);
 }
 
@@ -73,7 +74,7 @@ export async function underSystemd(podman: Engine, run: Run): Promise<void> {
       });
     });
     if (!booted || run.anyFailed()) return;
-    await run.check("systemd: the server answers with the settings file's key, as animal-store, with no new privileges and no capability, and writes its data under ProtectSystem=strict", () => {
+    await run.check("systemd: the server answers with the key file's key, as animal-store, with no new privileges and no capability, and writes its data under ProtectSystem=strict", () => {
       expect("a create", status(podman, "/pets", '{"name":"Rex","categoryId":1}'), 201);
       expect("the unit", [property(podman, "animal-store.service", "ActiveState"), property(podman, "animal-store-backup.timer", "ActiveState")], ["active", "active"]);
       const pid = property(podman, "animal-store.service", "MainPID");
@@ -90,6 +91,14 @@ export async function underSystemd(podman: Engine, run: Run): Promise<void> {
       expect("the backup's result", property(podman, "animal-store-backup.service", "Result"), "success");
       const said = podman.ok(["exec", CONTAINER, "bash", "-e", "-c", check]);
       if (!/checked \/var\/backups\/animal-store\/latest\.jsonl: 1 pets/.test(said)) throw new Error(`the page's check said:\n${said}`);
+    });
+    await run.check("systemd: systemctl reload reads the key file again: a key added to it answers, in the same server process", async () => {
+      const pid = property(podman, "animal-store.service", "MainPID");
+      expect("a key not yet in the file", status(podman, "/pets", undefined, "added-key"), 401);
+      inside(podman, ["bash", "-e", "-c", "printf '%s\\n' added-key | animal-store key --name added --stdin >> /etc/animal-store/api-keys"]);
+      inside(podman, ["systemctl", "reload", "animal-store.service"], 30_000);
+      await waitFor("the added key to answer", () => (status(podman, "/pets", undefined, "added-key") === 200 ? true : undefined), 30_000);
+      expect("the server's process", property(podman, "animal-store.service", "MainPID"), pid);
     });
     await run.check("systemd: systemctl stop ends the server with stopped and exit 0, and systemctl start finds its pet again", async () => {
       inside(podman, ["systemctl", "stop", "animal-store.service"], 30_000);
