@@ -6,6 +6,7 @@
 import { existsSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import packageJson from "../package.json" with { type: "json" };
 import { KEY, seedPet } from "./fixtures.ts";
 import type { Sink } from "./otlp-sink-process.ts";
 import { withSink } from "./otlp-sink-process.ts";
@@ -56,8 +57,8 @@ const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
 export const ROOT = join(import.meta.dir, "..");
 /** Where the project's own tools (bun, deno) are installed. */
 export const BIN = join(ROOT, "node_modules", ".bin");
-/** The loader `npm run start:node` runs the TypeScript sources through, so Node's targets run as users run them. */
-const NODE_LOADER = pathToFileURL(join(ROOT, "adapters", "server", "_ts-loader.mjs")).href;
+/** The loader `npm run start:node` imports, read from that script, so Node's targets run as users run them. */
+const NODE_LOADER = pathToFileURL(join(ROOT, /--import (\S+)/.exec(packageJson.scripts["start:node"])![1]!)).href;
 
 /**
  * Which targets run each scenario, in interleaving order. On Node, "direct" is the core behind

@@ -27,7 +27,7 @@ export const AUTH: Readonly<Record<string, string>> = { authorization: `Bearer $
 export const POSTGRES_PASSWORD = "change-me-too";
 
 /** The settings that hold a secret, the server's and PostgreSQL's, which no container may be given in its environment. */
-const SECRET_VARIABLES: ReadonlySet<string> = new Set([...SECRET_SETTINGS, "POSTGRES_PASSWORD"]);
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([...SECRET_SETTINGS, "POSTGRES_PASSWORD"]);
 
 /**
  * Throws unless `container`'s environment (`inspect`'s `Config.Env`, which whoever may run the engine

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createChecks } from "../../test/checks.ts";
 import type { Run } from "./common.ts";
-import { answering, createPet, expect, expectFree, expectNoSecretInEnv, expectUnused, KEY, petNames, PRINTED } from "./common.ts";
+import { answering, createPet, expect, expectFree, expectNoSecretInEnv, expectUnused, KEY, petNames, PRINTED, SECRET_VARIABLES } from "./common.ts";
 import { CONTAINERS_CONF, engine } from "./engine.ts";
 import type { Engine } from "./engine.ts";
 import { blocks, line, ROOT, runPrinted, section } from "./page.ts";
@@ -44,7 +44,7 @@ const BLOCKS = { docker: 4, podman: 5 } as const;
 /** The one-container block's podman secret, removed at the end. */
 const CONTAINER_SECRET = "pets-api-keys";
 /** A secret given in a container's environment on the page's engine lines (`-e NAME=` or `-e NAME` of a secret setting, or a URL with a password). */
-const SECRET_IN_ENV = /-e (API_KEYS|DATABASE_URL|POSTGRES_PASSWORD|OTEL_EXPORTER_OTLP_(TRACES_)?HEADERS)(=|\s)|postgres:\/\/[^:\s]+:\$/;
+const SECRET_IN_ENV = new RegExp(`-e (${[...SECRET_VARIABLES].join("|")})(=|\\s)|postgres://[^:\\s]+:\\$`);
 const PORT = 8080;
 /** The image's health check: its liveness probe. */
 const LIVENESS_CHECK = ["CMD", "animal-store", "health", "--live"];
