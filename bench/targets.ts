@@ -55,9 +55,9 @@ const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
 };
 
 /** The repository's root folder. */
-export const ROOT = join(import.meta.dir, "..");
+export const ROOT: string = join(import.meta.dir, "..");
 /** Where the project's own tools (bun, deno) are installed. */
-export const BIN = join(ROOT, "node_modules", ".bin");
+export const BIN: string = join(ROOT, "node_modules", ".bin");
 /** The loader `npm run start:node` imports, read from that script, so Node's targets run as users run them. */
 const NODE_LOADER = pathToFileURL(join(ROOT, /--import (\S+)/.exec(packageJson.scripts["start:node"])![1]!)).href;
 
@@ -109,7 +109,7 @@ export interface Server {
 }
 
 /** The argv that runs a TypeScript entry point on a runtime, from the entry's working folder (Node's through the `--import` loader given). */
-export function runArgv(runtime: Runtime, entry: string, nodeLoader = NODE_LOADER): string[] {
+export function runArgv(runtime: Runtime, entry: string, nodeLoader: string = NODE_LOADER): string[] {
   if (runtime === "bun") return [join(BIN, "bun"), entry];
   if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", entry];
   return ["node", "--import", nodeLoader, entry];
