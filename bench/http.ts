@@ -2,10 +2,13 @@
  * @module
  * HTTP benchmark: on Bun, Deno and Node, the project against the runtime's raw server answering
  * precomputed bytes (the limit), the same API written with Hono, and the fastest framework peer of
- * the runtime written the idiomatic way (Elysia on Bun, Fastify on Node), under wrk load. Before
+ * the runtime written the idiomatic way (Elysia on Bun, Fastify on Node), each peer also with the
+ * request log its users turn on and traced with its own OpenTelemetry package, under wrk load. Before
  * measuring, every target must answer as the project does (`equivalence.ts`). Targets are
  * interleaved (A, B, C, A, B, C …) over several rounds so machine drift cancels out; medians are
- * reported with their spread. Run from the repository root with `npm run bench`. Needs `wrk`
+ * reported with their spread. A full run writes bench/RESULTS.md's tables and the block of
+ * docs/benchmarks.md, each with when it ran and the goals as it met them (`report.ts`); a partial
+ * one prints them only. Run from the repository root with `npm run bench`. Needs `wrk`
  * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (4), BENCH_RUNTIMES,
  * BENCH_SCENARIOS (comma-separated, default all).
  */
