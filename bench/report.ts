@@ -181,31 +181,28 @@ function barePeerRatios(run: Run, runtime: Runtime, kind: Kind, goal: number): s
   return peer === undefined ? `${goalRatios(run, runtime, kind, "hono")} of Hono` : `${goalRatios(run, runtime, kind, peer, goal)} of ${NAME[peer]}`;
 }
 
-/** The cells of one goal, one per runtime. */
-type GoalCells = (runtime: Runtime) => string;
-
-/** Each goal of issue 53 with what the run measured for it on each runtime. */
-const GOALS: readonly (readonly [string, (run: Run) => GoalCells])[] = [
-  ["Default ÷ bare peer (≥ 0.9 of Elysia and Fastify)", (run) => (runtime) => barePeerRatios(run, runtime, "project", 0.9)],
-  ["`LOG=off` ÷ bare peer (≥ 1.0 of Elysia and Fastify)", (run) => (runtime) => barePeerRatios(run, runtime, "project-log-off", 1)],
-  ["Default ÷ the peers with their log", (run) => (runtime) =>
+/** Each goal of issue 53, and what the run measured for it on a runtime. */
+const GOALS: readonly (readonly [string, (run: Run, runtime: Runtime) => string])[] = [
+  ["Default ÷ bare peer (≥ 0.9 of Elysia and Fastify)", (run, runtime) => barePeerRatios(run, runtime, "project", 0.9)],
+  ["`LOG=off` ÷ bare peer (≥ 1.0 of Elysia and Fastify)", (run, runtime) => barePeerRatios(run, runtime, "project-log-off", 1)],
+  ["Default ÷ the peers with their log", (run, runtime) =>
     [PEER_WITH_LOG[runtime], "hono-log" as const].filter((kind) => kind !== undefined).map((kind) => `${goalRatios(run, runtime, "project", kind)} of ${NAME[kind]}`).join("; ")],
-  ["Default ÷ the runtime's limit (≥ 0.6 on Deno)", (run) => (runtime) => {
+  ["Default ÷ the runtime's limit (≥ 0.6 on Deno)", (run, runtime) => {
     if (runtime !== "deno") return goalRatios(run, runtime, "project", "limit");
     return `${goalRatios(run, runtime, "project", "limit", 0.6)} (\`Deno.serve\` ${goalRatios(run, runtime, "project-deno-serve", "limit", 0.6)})`;
   }],
-  ["Traced ÷ untraced (≥ 0.85, and above every peer's own)", (run) => (runtime) => {
+  ["Traced ÷ untraced (≥ 0.85, and above every peer's own)", (run, runtime) => {
     const peers: [Kind, Kind][] = [["hono-traced", "hono"], ...(PEER[runtime] === undefined ? [] : [[PEER_TRACED[runtime]!, PEER[runtime]] as [Kind, Kind]])];
     return [goalRatios(run, runtime, "project-traced", "project", 0.85), ...peers.map(([traced, bare]) => `${NAME[bare]} ${goalRatios(run, runtime, traced, bare)}`)].join("; ");
   }],
-  ["Sold list p50, 1,000,000 ÷ 1,000 pets (≤ 1.2)", (run) => (runtime) => goalCell(scaleOf(run, runtime) ?? Number.NaN, 1.2, true)],
+  ["Sold list p50, 1,000,000 ÷ 1,000 pets (≤ 1.2)", (run, runtime) => goalCell(scaleOf(run, runtime) ?? Number.NaN, 1.2, true)],
 ];
 
 /** The goals of issue 53 as the run met them: a row a goal, a column a runtime, met cells in bold. */
 export function goalTable(run: Run): string[] {
   return [
     ...header(["Goal", ...run.runtimes.map((runtime) => `${RUNTIME_NAME[runtime]} ${GOAL_SCENARIOS.join(" / ")}`)]),
-    ...GOALS.map(([goal, cells]) => line([goal, ...run.runtimes.map(cells(run))])),
+    ...GOALS.map(([goal, cells]) => line([goal, ...run.runtimes.map((runtime) => cells(run, runtime))])),
   ];
 }
 
