@@ -2,24 +2,28 @@
  * @module
  * HTTP benchmark: on Bun, Deno and Node, the project against the runtime's raw server answering
  * precomputed bytes (the limit), the same API written with Hono, and the fastest framework peer of
- * the runtime written the idiomatic way (Elysia on Bun, Fastify on Node), under wrk load. Before
+ * the runtime written the idiomatic way (Elysia on Bun, Fastify on Node), each peer also with the
+ * request log its users turn on and traced with its own OpenTelemetry package, under wrk load. Before
  * measuring, every target must answer as the project does (`equivalence.ts`). Targets are
  * interleaved (A, B, C, A, B, C …) over several rounds so machine drift cancels out; medians are
- * reported with their spread. Run from the repository root with `npm run bench`. Needs `wrk`
+ * reported with their spread. A full run writes bench/RESULTS.md's tables and the block of
+ * docs/benchmarks.md, each with when it ran and the goals as it met them (`report.ts`); a partial
+ * one prints them only. Run from the repository root with `npm run bench`. Needs `wrk`
  * (Debian: `apt-get install wrk`). Settings: BENCH_SECONDS (3), BENCH_ROUNDS (4), BENCH_RUNTIMES,
  * BENCH_SCENARIOS (comma-separated, default all).
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { stopChildrenOnExit } from "./children.ts";
 import { answersOf, differences, PROBES } from "./equivalence.ts";
 import type { Probe } from "./equivalence.ts";
 import { GET_ID, KEY } from "./fixtures.ts";
-import type { Measure } from "./report.ts";
-import { median, rateCell, rateMedian, ratioCell, replaceGeneratedBlock } from "./report.ts";
+import type { Measure, Run, RunFacts } from "./report.ts";
+import { goalTable, pageBlock, replaceGeneratedBlock, runTime, runtimeTable, RUNTIME_NAME, tracedTable } from "./report.ts";
 import type { Kind, Role, Runtime, Scenario, Server } from "./targets.ts";
 import { startSink } from "./otlp-sink-process.ts";
-import { BIN, PEER, PEER_TRACED, PEER_WITH_LOG, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
+import { BIN, planFor, roleOf, ROOT, start, writeDataFile } from "./targets.ts";
 
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -77,6 +81,8 @@ if (Bun.spawnSync(["which", "wrk"]).exitCode !== 0) {
 
 // Stopped half way (Ctrl-C, kill), by an error or at its end: no server or wrk of the run outlives it.
 stopChildrenOnExit();
+// The load before the first server starts: other work on the machine, which the page states beside the figures.
+const [started, loadBefore] = [new Date(), loadavg()[0]!];
 const dataFolder = join(ROOT, "data", "bench");
 mkdirSync(dataFolder, { recursive: true });
 const millionFile = join(dataFolder, "million.json");
@@ -132,7 +138,8 @@ const versions: Record<string, string> = {
   "@fastify/otel": installedVersion("@fastify/otel"),
   "@opentelemetry/sdk-trace": installedVersion("@opentelemetry/sdk-trace"),
 };
-console.log(`HTTP benchmark ${new Date().toISOString()}: ${SECONDS}s per run, ${ROUNDS} rounds, versions ${JSON.stringify(versions)}`);
+const versionLine = `Bun ${versions.bun}, Deno ${versions.deno}, Node ${versions.node}, wrk ${versions.wrk}; Hono ${versions.hono}, Elysia ${versions.elysia}, Fastify ${versions.fastify}; OpenTelemetry SDK ${versions["@opentelemetry/sdk-trace"]}, @hono/otel ${versions["@hono/otel"]}, @elysiajs/opentelemetry ${versions["@elysiajs/opentelemetry"]}, @fastify/otel ${versions["@fastify/otel"]}`;
+console.log(`HTTP benchmark ${started.toISOString()}: ${SECONDS}s per run, ${ROUNDS} rounds, versions ${JSON.stringify(versions)}`);
 
 /** Runs every round of every scenario on a runtime, the targets interleaved, each server warmed up once first. */
 async function measureRounds(runtime: Runtime, serverOf: (scenario: Scenario, kind: Kind) => Server): Promise<void> {
@@ -183,114 +190,38 @@ try {
   sink.stop();
 }
 
-const runsOf = (runtime: Runtime, scenario: Scenario, kind: Kind | undefined) =>
-  kind === undefined ? undefined : results.get(key(runtime, scenario, kind));
-const mid = (runtime: Runtime, scenario: Scenario, kind: Kind, field: keyof Measure) =>
-  median((results.get(key(runtime, scenario, kind)) ?? []).map((m) => m[field]));
-
-/** How a project target other than the plain one is named in the table. */
-const LABEL_SUFFIX: Partial<Record<Kind, string>> = {
-  "project-file": "(file store)",
-  "project-deno-serve": "(Deno.serve)",
-  "project-log-off": "(LOG=off)",
-  "project-traced": "(traced)",
-  "project-before": "(before)",
-  "project-cors": "(CORS on)",
-  "project-rate-limit": "(rate limit not reached)",
-  "project-metrics": "(metrics on)",
+const run: Run = {
+  runtimes: RUNTIMES,
+  scenarios: SCENARIOS,
+  plan: planFor,
+  runs: (runtime, scenario, kind) => results.get(key(runtime, scenario, kind)),
 };
-
-/** One row per project target of each scenario: the figures every target compared with it reached. */
-function rows(render: (row: { runtime: Runtime; scenario: Scenario; project: Kind; label: string }) => string): string[] {
-  const lines: string[] = [];
-  for (const runtime of RUNTIMES) {
-    for (const scenario of SCENARIOS) {
-      for (const project of planFor(runtime, scenario).filter((kind) => kind.startsWith("project"))) {
-        const label = LABEL_SUFFIX[project] !== undefined ? `${scenario} ${LABEL_SUFFIX[project]}` : scenario === "create-c64" ? `${scenario} (memory store)` : scenario;
-        lines.push(render({ runtime, scenario, project, label }));
-      }
-    }
-  }
-  return lines;
-}
-
-const peerName = (runtime: Runtime) => ({ bun: "Elysia", deno: "–", node: "Fastify" })[runtime];
-/** The comparisons beside the project's own figures; the direct target only beside the memory store's. */
-const others = (runtime: Runtime, scenario: Scenario, project: Kind) => ({
-  limit: runsOf(runtime, scenario, "limit"),
-  hono: runsOf(runtime, scenario, "hono"),
-  peer: runsOf(runtime, scenario, PEER[runtime]),
-  peerLog: runsOf(runtime, scenario, PEER_WITH_LOG[runtime]),
-  direct: project === "project" ? runsOf(runtime, scenario, "direct") : undefined,
-});
-
-const table: string[] = [
-  "| runtime | scenario | rounds | limit req/s | Hono req/s | peer | peer req/s | peer with its log req/s | direct req/s | project req/s | project p50 / p99 ms | project RSS MiB | project/limit | project/Hono | project/peer | project/peer with its log | project/direct |",
-  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-  ...rows(({ runtime, scenario, project, label }) => {
-    const own = runsOf(runtime, scenario, project);
-    const { limit, hono, peer, peerLog, direct } = others(runtime, scenario, project);
-    const latency = `${mid(runtime, scenario, project, "p50").toFixed(2)} / ${mid(runtime, scenario, project, "p99").toFixed(2)}`;
-    return `| ${runtime} | ${label} | ${own?.length ?? 0} | ${rateCell(limit)} | ${rateCell(hono)} | ${peer === undefined ? "–" : peerName(runtime)} | ${rateCell(peer)} | ${rateCell(peerLog)} | ${rateCell(direct)} | ${rateCell(own)} | ${latency} | ${Math.round(mid(runtime, scenario, project, "rssMiB"))} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} | ${ratioCell(own, peerLog)} | ${ratioCell(own, direct)} |`;
-  }),
-];
-
-/** Each traced target against the same target untraced: the project's default, Hono and the runtime's peer. */
-const tracedTable: string[] = [
-  "| runtime | scenario | project traced req/s | ÷ default | Hono traced req/s | ÷ bare Hono | peer | peer traced req/s | ÷ bare peer |",
-  "|---|---|---|---|---|---|---|---|---|",
-  ...RUNTIMES.flatMap((runtime) => SCENARIOS.filter((scenario) => planFor(runtime, scenario).includes("project-traced")).map((scenario) => {
-    const runtimeName = { bun: "Bun", deno: "Deno", node: "Node" }[runtime];
-    const [project, hono, peer] = [runsOf(runtime, scenario, "project-traced"), runsOf(runtime, scenario, "hono-traced"), runsOf(runtime, scenario, PEER_TRACED[runtime])];
-    const peerCells = PEER[runtime] === undefined ? "– | – | –" : `${peerName(runtime)} | ${rateMedian(peer)} | ${ratioCell(peer, runsOf(runtime, scenario, PEER[runtime]))}`;
-    return `| ${runtimeName} | ${scenario} | ${rateMedian(project)} | ${ratioCell(project, runsOf(runtime, scenario, "project"))} | ${rateMedian(hono)} | ${ratioCell(hono, runsOf(runtime, scenario, "hono"))} | ${peerCells} |`;
-  })),
-];
-
-/** The shorter table of `docs/benchmarks.md`: medians, and ratios with the range of the single rounds' ratios. */
-const pageTable: string[] = [
-  "| runtime | scenario | limit | Hono | Elysia (Bun) / Fastify (Node) | the same with its log | project | project/limit | project/Hono | project/Elysia or Fastify | project/the same with its log |",
-  "|---|---|---|---|---|---|---|---|---|---|---|",
-  ...rows(({ runtime, scenario, project, label }) => {
-    const own = runsOf(runtime, scenario, project);
-    const { limit, hono, peer, peerLog } = others(runtime, scenario, project);
-    const runtimeName = { bun: "Bun", deno: "Deno", node: "Node" }[runtime];
-    return `| ${runtimeName} | ${label} | ${rateMedian(limit)} | ${rateMedian(hono)} | ${rateMedian(peer)} | ${rateMedian(peerLog)} | ${rateMedian(own)} | ${ratioCell(own, limit)} | ${ratioCell(own, hono)} | ${ratioCell(own, peer)} | ${ratioCell(own, peerLog)} |`;
-  }),
-];
-
-/** Scale: the sold-filtered list's p50 latency with a million pets over that with a thousand. */
-const measuredScale = SCENARIOS.includes("sold-1k") && SCENARIOS.includes("sold-1M");
-const scale = (measuredScale ? RUNTIMES : []).map((runtime) => {
-  const small = mid(runtime, "sold-1k", "project", "p50");
-  const large = mid(runtime, "sold-1M", "project-file", "p50");
-  return `- ${runtime}: sold list p50 ${large.toFixed(2)} ms with 1,000,000 pets / ${small.toFixed(2)} ms with 1,000 = ${(large / small).toFixed(2)}`;
-});
-const day = new Date().toISOString().slice(0, 10);
-const versionLine = `Bun ${versions.bun}, Deno ${versions.deno}, Node ${versions.node}, wrk ${versions.wrk}; Hono ${versions.hono}, Elysia ${versions.elysia}, Fastify ${versions.fastify}; OpenTelemetry SDK ${versions["@opentelemetry/sdk-trace"]}, @hono/otel ${versions["@hono/otel"]}, @elysiajs/opentelemetry ${versions["@elysiajs/opentelemetry"]}, @fastify/otel ${versions["@fastify/otel"]}`;
+const facts: RunFacts = { started, ended: new Date(), loadBefore, loadAfter: loadavg()[0]!, rounds: ROUNDS, seconds: SECONDS, versions: versionLine };
+const runtimeTables = RUNTIMES.flatMap((runtime) => ["", `${RUNTIME_NAME[runtime]}:`, "", ...runtimeTable(run, runtime, true)]);
 const report = [
   "# Benchmark results",
   "",
-  `${day}, on this project's 2-core machine (client and server share it).`,
+  `${runTime(facts)}, on this project's 2-core machine (client and server share it).`,
   `Versions: ${versionLine}.`,
   `Command: \`npm run bench\` (BENCH_SECONDS=${SECONDS}, BENCH_ROUNDS=${ROUNDS}); wrk -t1, 32 connections (64 for create-c64), keep-alive.`,
   "Requests/s as the median over the rounds (lowest–highest round); ratios as the ratio of the medians (lowest–highest",
   "ratio of a single round: the targets are interleaved, so within a round they met the same machine). Absolute req/s",
-  "are noise on a shared 2-core machine; the ratios are the figures. The peer is Elysia on Bun and Fastify on Node, each",
-  "written the idiomatic way (`bench/servers/`), as its users get it and with the request log they turn on (`PEER_LOG=on`:",
-  "Fastify's `logger: true`, Elysia with `@bogeychan/elysia-logger`, both pino); the project rows without a setting are the",
-  "default `npm start` runs, its access log on. Every target answered the benchmark's requests as the project does",
-  "before it was measured (`bench/equivalence.ts`).",
+  "are noise on a shared 2-core machine; the ratios are the figures. The peers are Hono on every runtime, Elysia on Bun",
+  "and Fastify on Node, each written the idiomatic way (`bench/servers/`), as its users get it and with the request log",
+  "they turn on (`PEER_LOG=on`: Hono's `logger()`, text lines; Fastify's `logger: true`, Elysia with",
+  "`@bogeychan/elysia-logger`, both pino); the project rows without a setting are the default `npm start` runs, its",
+  "access log on. Every target answered the benchmark's requests as the project does before it was measured",
+  "(`bench/equivalence.ts`).",
   "`sold-1k`/`sold-1M`: `GET /v1/pets?status=sold&limit=20` with 1,000 / 1,000,000 pets stored, only the last 20 sold.",
   "",
-  ...table,
+  "The goals of issue 53 in this run (ratios of the medians, **bold** where met):",
+  "",
+  ...goalTable(run),
+  ...runtimeTables,
   "",
   "Traced ÷ untraced, every request sampled (the same sampler, batch size and OTLP sink for all; each peer traced by its own package on the OpenTelemetry SDK, the project by its own recorder):",
   "",
-  ...tracedTable,
-  "",
-  "Scale (target ≤ 1.2):",
-  ...scale,
+  ...tracedTable(run),
   "",
 ].join("\n");
 /** The hand-written notes at the end of RESULTS.md (from this heading on), kept when the figures are replaced. */
@@ -298,14 +229,11 @@ const NOTES_HEADING = "## Where the time goes";
 const resultsPath = join(import.meta.dir, "RESULTS.md");
 const previous = existsSync(resultsPath) ? readFileSync(resultsPath, "utf8") : "";
 const notes = previous.includes(NOTES_HEADING) ? previous.slice(previous.indexOf(NOTES_HEADING)) : "";
+const block = pageBlock(run, facts);
 if (FULL_RUN) {
   writeFileSync(resultsPath, notes === "" ? report : `${report}\n${notes}`);
   const pagePath = join(ROOT, "docs", "benchmarks.md");
-  const caption = [
-    `HTTP, ${day} (\`npm run bench\`: ${ROUNDS} interleaved rounds of ${SECONDS} s, wrk 32 connections; ${versionLine}).`,
-    "Requests/s, medians; each ratio with the lowest–highest ratio of a single round. `sold-1k`/`sold-1M`: the list of",
-    "one status with 1,000 / 1,000,000 pets; `create-c64`: creates from 64 connections; file store: the durable JSON file.",
-  ];
-  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), [...caption, "", ...pageTable, "", "Traced ÷ untraced, every request sampled (`@hono/otel`, `@elysiajs/opentelemetry`, `@fastify/otel` on the OpenTelemetry SDK; the project's own recorder, which writes the SDK's protobuf byte for byte; one sampler, batch size and OTLP sink for all):", "", ...tracedTable].join("\n")));
+  writeFileSync(pagePath, replaceGeneratedBlock(readFileSync(pagePath, "utf8"), block));
 }
-console.log(`\n${[...table, "", ...tracedTable, "", ...scale].join("\n")}`);
+// A partial run leaves the files alone and prints what a full one would write into the page, then the details.
+console.log(`\n${block}\n${runtimeTables.join("\n")}`);

@@ -14,8 +14,9 @@
  *   bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <variant> <variant> ...
  * where a variant is `name[@checkout]=[NAME=value,...]`, `peer=` for Elysia on Bun or Fastify on
  * Node (`peer-<name>=` for another copy with other settings: `peer-log=PEER_LOG=on` is the peer with
- * a request log on), `hono=` (`hono-<name>=`) for the Hono peer, or `limit=` for the runtime's bare
- * server sending precomputed answers, e.g.
+ * a request log on), `hono=` (`hono-<name>=`) for the Hono peer (`hono-log=PEER_LOG=on` with the
+ * request log its users turn on, on every runtime), or `limit=` for the runtime's bare server sending
+ * precomputed answers, e.g.
  *   bun bench/side-by-side.ts bun get now= off=LOG=off before@../before= peer=
  * `NODE_LOADER=<module>` runs a Node variant with `node --import <module>` instead of the loader of
  * `npm run start:node`, e.g. `tsx=NODE_LOADER=tsx`.
@@ -101,12 +102,12 @@ async function loadTogether(servers: readonly PinnedServer[], scenario: string, 
 
 const [runtime, scenario, ...specs] = process.argv.slice(2);
 if (runtime === undefined || !isRuntime(runtime) || scenario === undefined || PINNED_PATHS[scenario] === undefined || specs.length < 2) {
-  console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...] | peer[-<name>]=[...] | limit=> <...> (two or more)");
+  console.error("usage: bun bench/side-by-side.ts <bun|deno|node> <list|get|create> <name[@checkout]=[NAME=value,...] | peer[-<name>]=[...] | hono[-<name>]=[...] | limit=> <...> (two or more)");
   process.exit(2);
 }
 const variants = specs.map(parseVariant);
 if (variants.some(isPeer) && PEER[runtime] === undefined) {
-  console.error(`${runtime} has no peer to compare with`);
+  console.error(`${runtime} has no peer but Hono to compare with: hono= (hono-log=PEER_LOG=on with its log)`);
   process.exit(2);
 }
 // Stopped half way (Ctrl-C, kill), by an error or at its end: no server or wrk of the run outlives it.

@@ -15,13 +15,13 @@ import { withSink } from "./otlp-sink-process.ts";
 export type Runtime = "bun" | "deno" | "node";
 /**
  * A server measured: the limit, a framework peer (as its users get it, with the request log they
- * turn on: `elysia-log`, `fastify-log`, or traced with its own OpenTelemetry package: `-traced`), the
+ * turn on: `-log`, or traced with its own OpenTelemetry package: `-traced`), the
  * core behind minimal code, or the project: as `npm start` runs it (`project`: default settings, the
  * access log on, written to a file), with one setting changed (`SETTINGS`), or an earlier version of
  * it (`project-before`).
  */
 export type Kind =
-  | "limit" | "hono" | "hono-traced" | "elysia" | "elysia-log" | "elysia-traced" | "fastify" | "fastify-log" | "fastify-traced" | "direct"
+  | "limit" | "hono" | "hono-log" | "hono-traced" | "elysia" | "elysia-log" | "elysia-traced" | "fastify" | "fastify-log" | "fastify-traced" | "direct"
   | "project" | "project-deno-serve" | "project-file" | "project-log-off" | "project-traced" | "project-before"
   | "project-cors" | "project-rate-limit" | "project-metrics";
 /** A measured request, and the store behind it. */
@@ -38,6 +38,7 @@ const TRACED = { OTEL_EXPORTER_OTLP_ENDPOINT: "sink" };
 
 /** The settings that set a target apart from its default: the project's from what `npm start` runs, a peer's log or traces. */
 const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
+  "hono-log": { PEER_LOG: "on" },
   "elysia-log": { PEER_LOG: "on" },
   "fastify-log": { PEER_LOG: "on" },
   "hono-traced": TRACED,
@@ -54,9 +55,9 @@ const SETTINGS: Partial<Record<Kind, Record<string, string>>> = {
 };
 
 /** The repository's root folder. */
-export const ROOT = join(import.meta.dir, "..");
+export const ROOT: string = join(import.meta.dir, "..");
 /** Where the project's own tools (bun, deno) are installed. */
-export const BIN = join(ROOT, "node_modules", ".bin");
+export const BIN: string = join(ROOT, "node_modules", ".bin");
 /** The loader `npm run start:node` imports, read from that script, so Node's targets run as users run them. */
 const NODE_LOADER = pathToFileURL(join(ROOT, /--import (\S+)/.exec(packageJson.scripts["start:node"])![1]!)).href;
 
@@ -65,11 +66,11 @@ const NODE_LOADER = pathToFileURL(join(ROOT, /--import (\S+)/.exec(packageJson.s
  * minimal node:http code: project/direct is the Node adapter's own cost.
  */
 export const PLAN: Record<Scenario, Kind[]> = {
-  list: ["limit", "hono", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", ...EXTRA],
-  get: ["limit", "hono", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", ...EXTRA],
+  list: ["limit", "hono", "hono-log", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", ...EXTRA],
+  get: ["limit", "hono", "hono-log", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", ...EXTRA],
   "sold-1k": ["limit", "hono", "elysia", "fastify", "project"],
   "sold-1M": ["limit", "hono", "elysia", "fastify", "project-file"],
-  create: ["limit", "hono", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", "project-file", ...EXTRA],
+  create: ["limit", "hono", "hono-log", "hono-traced", "elysia", "elysia-log", "elysia-traced", "fastify", "fastify-log", "fastify-traced", "direct", "project", "project-log-off", "project-traced", "project-deno-serve", "project-file", ...EXTRA],
   "create-c64": ["elysia", "fastify", "project", "project-file"],
 };
 /** Targets that exist on one runtime only. */
@@ -108,7 +109,7 @@ export interface Server {
 }
 
 /** The argv that runs a TypeScript entry point on a runtime, from the entry's working folder (Node's through the `--import` loader given). */
-export function runArgv(runtime: Runtime, entry: string, nodeLoader = NODE_LOADER): string[] {
+export function runArgv(runtime: Runtime, entry: string, nodeLoader: string = NODE_LOADER): string[] {
   if (runtime === "bun") return [join(BIN, "bun"), entry];
   if (runtime === "deno") return [join(BIN, "deno"), "run", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", entry];
   return ["node", "--import", nodeLoader, entry];

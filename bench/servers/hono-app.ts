@@ -4,8 +4,10 @@
  * error object, routes and middleware from Hono. The peer the project is compared with on every
  * runtime (Elysia and Fastify are the faster peers on Bun and Node).
  */
+import process from "node:process";
 import { Hono } from "hono";
 import type { Context } from "hono";
+import { logger } from "hono/logger";
 import type { Status } from "./peer-api.ts";
 import { createPetMap, deprecationHeaders, nextLink, refusedKey, STATUSES } from "./peer-api.ts";
 import { TRACED } from "./peer-tracing.ts";
@@ -15,11 +17,17 @@ function error(c: Context, status: 400 | 401 | 404 | 415, code: string, message:
   return c.json({ code, message, status }, status);
 }
 
-/** A Hono app holding `count` seeded pets; traced, with @hono/otel's middleware first (the SDK registered by peer-tracing.ts). */
+/**
+ * A Hono app holding `count` seeded pets; with `PEER_LOG=on`, Hono's own request log first; traced,
+ * with @hono/otel's middleware (the SDK registered by peer-tracing.ts).
+ */
 export async function createHonoApp(count: number): Promise<Hono> {
   const pets = createPetMap(count);
 
   const app = new Hono();
+  // The log a Hono user turns on: hono/logger's two text lines a request (in and out) through
+  // console.log, on stdout, which the benchmark writes to a file as it does the project's log.
+  if (process.env["PEER_LOG"] === "on") app.use(logger());
   if (TRACED) app.use((await import("@hono/otel")).httpInstrumentationMiddleware({ serviceName: "hono" }));
   app.use("/v1/*", async (c, next) => {
     const refused = refusedKey(c.req.header("authorization"));
