@@ -8,6 +8,11 @@
  * function (a host's `{ ...app, fetch }`, `wrapStore`, a store spread with `get` replaced) drops it with
  * the function, and whatever does not know it (a host, a wrap, a store of someone else's) calls the
  * public function and gets the promise.
+ *
+ * A create waits for its body, so it is always a promise; after the body's one wait, a store whose
+ * `create` carries `_now` (the memory store's) is answered in the body read's own continuation, with
+ * no promise of the handler's or the store's (issue 53, fifth round). A store that writes first (the
+ * JSON-file and PostgreSQL stores) is awaited as before.
  */
 import type { NewPet, Pet } from "../pet.ts";
 import type { PageQuery, PetStore } from "../store.ts";
