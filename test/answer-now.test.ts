@@ -4,7 +4,8 @@
  * once is answered with a `Response`, not a promise, by the app, the access log and draining. Every
  * answer and every effect stays what the promise path gives: a read that throws at once is the same
  * 500 and report as one that rejects, and whatever does not know the device (a host's wrap, a store of
- * its own, a wrapper that replaces a read) gets the public promise path.
+ * its own, a wrapper that replaces a read) gets the public promise path. A create waits for its body
+ * and then, with a store that creates at once, adds no turn of its own.
  */
 import { describe, expect, test } from "bun:test";
 import type { App, PetStore, Wrap } from "../src/mod.ts";
@@ -102,7 +103,7 @@ describe("an answer now", () => {
       expect(response.status).toBe(status);
       expect(await partsOf(response)).toEqual(await partsOf(await plain.fetch(sent.clone())));
     }
-    expect(seen.filter((method) => method !== "create")).toEqual(["get", "get", "get", "list", "list"]);
+    expect(seen).toEqual(["create", "create", "create", "get", "get", "get", "list", "list"]);
   });
 
   test("a store spread with its read replaced answers the replacement, not the read underneath", async () => {
@@ -146,6 +147,74 @@ describe("an answer now", () => {
     const [a, b] = [await now.fetch(request("/v1/pets")), await later.fetch(request("/v1/pets"))];
     expect(a.status).toBe(503);
     expect(await partsOf(a)).toEqual(await partsOf(b));
+  });
+});
+
+/** A create of `body` (JSON text, or bytes) with a declared length. */
+function createRequest(body: string | Uint8Array<ArrayBuffer>): Request {
+  return request("/v1/pets", { method: "POST", headers: { "content-type": "application/json" }, body });
+}
+
+/** How many turns of the microtask queue pass before `answer` settles. */
+async function turnsUntil(answer: Promise<unknown>): Promise<number> {
+  let settled = false;
+  void answer.then(() => (settled = true));
+  let turns = 0;
+  for (; !settled && turns < 100; turns++) await Promise.resolve();
+  return turns;
+}
+
+/** A memory store whose create waits for a promise of its own: the promise path, the same pets. */
+function waitingStore(): PetStore {
+  const memory = createMemoryStore();
+  return { ...memory, create: async (pet) => await memory.create(pet) };
+}
+
+/** Creates, each with the status it answers: the 201s and the body's refusals, read after the body's one wait. */
+const CREATES: readonly [string, () => Request, number][] = [
+  ["a pet", () => createRequest('{"name":"Ada","categoryId":3,"status":"sold"}'), 201],
+  ["a pet after a byte order mark", () => createRequest(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('{"name":"Bo","categoryId":1}')])), 201],
+  ["a pet with a name past the BMP", () => createRequest('{"name":"Ada 🐈","categoryId":3}'), 201],
+  ["a body that is not UTF-8", () => createRequest(new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x7d])), 400],
+  ["a body that is not JSON", () => createRequest("{"), 400],
+  ["a body missing a field", () => createRequest('{"name":"Ada"}'), 400],
+  ["a body over the limit", () => createRequest(`{"name":"${"y".repeat(65536)}","categoryId":1}`), 413],
+  ["a body that is not JSON by its type", () => request("/v1/pets", { method: "POST", headers: { "content-type": "text/plain" }, body: "{}" }), 415],
+];
+
+describe("a create whose store creates now", () => {
+  test("is answered as soon as a body the validator refuses: the store's create adds no turn after the body's", async () => {
+    const app = testApp();
+    const created = await turnsUntil(app.fetch(createRequest('{"name":"Ada","categoryId":3}')));
+    const refused = await turnsUntil(app.fetch(createRequest('{"name":"Ada"}')));
+    expect(created).toBeLessThanOrEqual(refused);
+    expect(await turnsUntil(testApp({ store: waitingStore() }).fetch(createRequest('{"name":"Ada","categoryId":3}')))).toBeGreaterThan(created);
+  });
+
+  for (const [what, make, status] of CREATES) {
+    test(`${what} answers ${status} with the same bytes as with a store whose create waits, and stores the same`, async () => {
+      const [now, later] = [testApp(), testApp({ store: waitingStore() })];
+      const [a, b] = [await now.fetch(make()), await later.fetch(make())];
+      expect(a.status).toBe(status);
+      expect(await partsOf(a)).toEqual(await partsOf(b));
+      expect(await partsOf(await now.fetch(request("/v1/pets")))).toEqual(await partsOf(await later.fetch(request("/v1/pets"))));
+    });
+  }
+
+  test("a create that throws now answers the same 500, reported the same, as one that rejects; a store that cannot serve, the same 503", async () => {
+    for (const failure of [new Error("disk gone"), new StoreUnavailableError("the disk failed")]) {
+      const answers: [number, [string, string][], string][] = [];
+      const reports: unknown[][] = [];
+      for (const create of [_readNow(() => { throw failure; }), () => Promise.reject(failure)]) {
+        const reported: unknown[] = [];
+        const app = testApp({ store: { ...createMemoryStore(), create }, onError: (error) => reported.push(error) });
+        answers.push(await partsOf(await app.fetch(createRequest('{"name":"Ada","categoryId":3}'))));
+        reports.push(reported);
+      }
+      expect(answers[0]![0]).toBe(failure instanceof StoreUnavailableError ? 503 : 500);
+      expect(answers[0]).toEqual(answers[1]!);
+      expect(reports[0]).toEqual(reports[1]!);
+    }
   });
 });
 

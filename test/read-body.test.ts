@@ -25,3 +25,28 @@ describe("a body that is not JSON", () => {
     expect((await refusalOf("PUT"))?.headers).toBeUndefined();
   });
 });
+
+describe("a body that cannot be read to its end", () => {
+  test("a body already read answers 400 invalid_body", async () => {
+    const request = new Request("http://pets.test/v1/pets", { method: "POST", headers: { "content-type": "application/json", "content-length": "2" }, body: "{}" });
+    await request.text();
+    expect(await readJsonBody(request, 65536, "Cannot create pet")).toEqual({
+      ok: false,
+      refusal: { code: "invalid_body", message: "Cannot create pet: the body could not be read to its end" },
+    });
+  });
+
+  test("a streamed body that fails half-way answers the same", async () => {
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":'));
+        controller.error(new Error("connection reset"));
+      },
+    });
+    const request = new Request("http://pets.test/v1/pets", { method: "POST", headers: { "content-type": "application/json" }, body, duplex: "half" } as RequestInit);
+    expect(await readJsonBody(request, 65536, "Cannot create pet")).toEqual({
+      ok: false,
+      refusal: { code: "invalid_body", message: "Cannot create pet: the body could not be read to its end" },
+    });
+  });
+});

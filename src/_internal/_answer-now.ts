@@ -8,8 +8,13 @@
  * function (a host's `{ ...app, fetch }`, `wrapStore`, a store spread with `get` replaced) drops it with
  * the function, and whatever does not know it (a host, a wrap, a store of someone else's) calls the
  * public function and gets the promise.
+ *
+ * A create waits for its body, so it is always a promise; after the body's one wait, a store whose
+ * `create` carries `_now` (the memory store's) is answered in the body read's own continuation, with
+ * no promise of the handler's or the store's (issue 53, fifth round). A store that writes first (the
+ * JSON-file and PostgreSQL stores) is awaited as before.
  */
-import type { Pet } from "../pet.ts";
+import type { NewPet, Pet } from "../pet.ts";
 import type { PageQuery, PetStore } from "../store.ts";
 import type { App, ConnectionInfo, Handler } from "../types.ts";
 
@@ -44,9 +49,12 @@ export function _then<T, R>(value: T | Promise<T>, next: (value: T) => R): R | P
   return value instanceof Promise ? value.then(next) : next(value);
 }
 
-/** `read` as a store method: the promise `PetStore` asks for, carrying `read` itself as `_now` (the memory and JSON-file stores keep their pets in memory). */
-export function _readNow<Arg, T>(read: (arg: Arg) => T): (arg: Arg) => Promise<T> {
-  return Object.assign(async (arg: Arg) => read(arg), { _now: read });
+/**
+ * `read` as a store method: the promise `PetStore` asks for, carrying `read` itself as `_now` (the memory
+ * and JSON-file stores keep their pets in memory; the memory store's creates wait for nothing either).
+ */
+export function _readNow<Args extends unknown[], T>(read: (...args: Args) => T): (...args: Args) => Promise<T> {
+  return Object.assign(async (...args: Args) => read(...args), { _now: read });
 }
 
 /** `wrapped`, a wrapper's store method, carrying as `_now` the read `method` carries now run through `around`; `wrapped` alone when `method` carries none. */
@@ -59,6 +67,12 @@ export function _carryReadNow<Arg, T>(wrapped: (arg: Arg) => Promise<T>, method:
 export function _getNow(store: PetStore, id: number): Pet | undefined | Promise<Pet | undefined> {
   const now = (store.get as MaybeNow<PetStore["get"], (id: number) => Pet | undefined>)._now;
   return now === undefined ? store.get(id) : now(id);
+}
+
+/** The pet the store creates, now when its `create` can answer now. */
+export function _createNow(store: PetStore, pet: NewPet): Pet | Promise<Pet> {
+  const now = (store.create as MaybeNow<PetStore["create"], (pet: NewPet) => Pet>)._now;
+  return now === undefined ? store.create(pet) : now(pet);
 }
 
 /** The store's page of pets, now when its `list` can answer now. */

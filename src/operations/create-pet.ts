@@ -11,6 +11,7 @@ import { operation } from "../operation.ts";
 import { answer, COMMON_ANSWERS, errorAnswer, ref, REQUEST_ID, WRITE_ANSWERS } from "../openapi/answers.ts";
 import { IDEMPOTENCY_KEY_MAX_LENGTH, readIdempotencyKey, REPLAY_HEADER } from "../idempotency.ts";
 import { validateNewPet } from "../validate-pet.ts";
+import { _createNow, _then } from "../_internal/_answer-now.ts";
 
 const ACTION = "Cannot create pet";
 
@@ -109,10 +110,9 @@ export const createPet: Operation = operation({
     "503": COMMON_ANSWERS["503"],
   },
 
-  async handler(context, { idempotencyKey, body }) {
-    if (idempotencyKey === undefined) return created(context, await context.store.create(body), false);
-    return await createOnce(context, body, idempotencyKey);
-  },
+  // As `created(context, await context.store.create(body), false)`, but answered now when the store creates now (`_answerNow`).
+  handler: (context, { idempotencyKey, body }) =>
+    idempotencyKey === undefined ? _then(_createNow(context.store, body), (pet) => created(context, pet, false)) : createOnce(context, body, idempotencyKey),
 });
 
 /** Creates a pet under an idempotency key: the first request stores it, a retry gets the same answer. */
