@@ -57,6 +57,14 @@ const IN_FLIGHT_WAIT_LIMIT_MS = 3000;
 const POLL_MS = 20;
 
 /**
+ * How much later than asked a poll may wake and still count as heard: a wake later than this follows a
+ * stall (the process descheduled on a busy machine, a long collection) in which what clients sent was not
+ * read. Timers run before the socket reads of the same turn, so deciding on that wake closed the server
+ * over every request that arrived in the stall, unread; it is read at the next poll instead.
+ */
+const STALL_MS = POLL_MS;
+
+/**
  * What an adapter does to every answer as it goes out (the held 503s too), once the request has stopped
  * counting as in flight; an answer, or a promise of one where it has to wait (an unread body).
  */
@@ -116,9 +124,14 @@ export function createDraining(handler: _AnswerNow, finish: Finish = (_request, 
     const started = Date.now();
     lastActivity = started;
     const quiet = () => Date.now() - lastActivity >= QUIET_MS || Date.now() - started >= QUIET_WAIT_LIMIT_MS;
-    while (inFlight > 0 || !quiet()) {
+    // Quiet is counted in time the server listened: a stall is not quiet, whatever the clock says.
+    let heard = true;
+    while (inFlight > 0 || !heard || !quiet()) {
       if (inFlight > 0 && Date.now() - started >= IN_FLIGHT_WAIT_LIMIT_MS) return "overdue";
+      const asleep = Date.now();
       await new Promise((wait) => setTimeout(wait, POLL_MS));
+      heard = Date.now() - asleep <= POLL_MS + STALL_MS;
+      if (!heard) lastActivity = Date.now();
     }
     return "answered";
   };
