@@ -175,7 +175,8 @@ function postgresUrlProblem(text: string): string | undefined {
   }
   const { username, password } = new URL(text);
   try {
-    decodeURIComponent(username + password);
+    decodeURIComponent(username);
+    decodeURIComponent(password);
     return undefined;
   } catch {
     return `DATABASE_URL's user or password holds a "%" that starts no percent-encoded character: write ${ENCODED}`;
