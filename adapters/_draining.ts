@@ -4,9 +4,10 @@
  * is answered and its connection closed (`Connection: close`). A request that arrives later is held,
  * unanswered, while the server still listens: its client, waiting for the answer, opens no new
  * connection, so soon every client still sending waits on a held request, and no connection that
- * was just opened still has its first request on the way. Once none has arrived for a moment and
- * none is in flight, the adapter stops listening (new connections are refused) and releases the held
- * requests: each is answered 503 with `Connection: close`, as is any later one. Closing a connection
+ * was just opened still has its first request on the way. Once none has arrived for a moment (of
+ * time the server listened: a stall of the process is not quiet) and none is in flight, the adapter
+ * stops listening (new connections are refused) and releases the held requests: each is answered 503
+ * with `Connection: close`, as is any later one. Closing a connection
  * where a request is on its way resets it, and the client cannot tell whether its create was applied:
  * so what the adapter closes then is only what sent nothing for that moment, and connections holding
  * half a request (the app has not seen it). A request still in flight `IN_FLIGHT_WAIT_LIMIT_MS` into
