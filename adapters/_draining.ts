@@ -4,9 +4,10 @@
  * is answered and its connection closed (`Connection: close`). A request that arrives later is held,
  * unanswered, while the server still listens: its client, waiting for the answer, opens no new
  * connection, so soon every client still sending waits on a held request, and no connection that
- * was just opened still has its first request on the way. Once none has arrived for a moment and
- * none is in flight, the adapter stops listening (new connections are refused) and releases the held
- * requests: each is answered 503 with `Connection: close`, as is any later one. Closing a connection
+ * was just opened still has its first request on the way. Once none has arrived for a moment (of
+ * time the server listened: a stall of the process is not quiet) and none is in flight, the adapter
+ * stops listening (new connections are refused) and releases the held requests: each is answered 503
+ * with `Connection: close`, as is any later one. Closing a connection
  * where a request is on its way resets it, and the client cannot tell whether its create was applied:
  * so what the adapter closes then is only what sent nothing for that moment, and connections holding
  * half a request (the app has not seen it). A request still in flight `IN_FLIGHT_WAIT_LIMIT_MS` into
@@ -55,6 +56,14 @@ const QUIET_WAIT_LIMIT_MS = 2000;
 const IN_FLIGHT_WAIT_LIMIT_MS = 3000;
 
 const POLL_MS = 20;
+
+/**
+ * How much later than asked a poll may wake and still count as heard: a wake later than this follows a
+ * stall (the process descheduled on a busy machine, a long collection) in which what clients sent was not
+ * read. Timers run before the socket reads of the same turn, so deciding on that wake closed the server
+ * over every request that arrived in the stall, unread; it is read at the next poll instead.
+ */
+const STALL_MS = POLL_MS;
 
 /**
  * What an adapter does to every answer as it goes out (the held 503s too), once the request has stopped
@@ -116,9 +125,14 @@ export function createDraining(handler: _AnswerNow, finish: Finish = (_request, 
     const started = Date.now();
     lastActivity = started;
     const quiet = () => Date.now() - lastActivity >= QUIET_MS || Date.now() - started >= QUIET_WAIT_LIMIT_MS;
-    while (inFlight > 0 || !quiet()) {
+    // Quiet is counted in time the server listened: a stall is not quiet, whatever the clock says.
+    let heard = true;
+    while (inFlight > 0 || !heard || !quiet()) {
       if (inFlight > 0 && Date.now() - started >= IN_FLIGHT_WAIT_LIMIT_MS) return "overdue";
+      const asleep = Date.now();
       await new Promise((wait) => setTimeout(wait, POLL_MS));
+      heard = Date.now() - asleep <= POLL_MS + STALL_MS;
+      if (!heard) lastActivity = Date.now();
     }
     return "answered";
   };

@@ -66,8 +66,9 @@ function printNote(note: Error): void {
  * A listener that serves any Fetch API handler, giving it a real `Request`. A body that a host's
  * parser (`express.json()`) already read is taken from what the parser left (see
  * `_node/host-body.ts`); where it left nothing usable, the request is answered 500 at once, naming
- * the fix, rather than left waiting for a body that will never come. Each is reported once. A request
- * Node's `Request` cannot be made of (a `TRACE`, `OPTIONS *`) is answered by the bridge (`madeRequest`).
+ * the fix, rather than left waiting for a body that will never come. Each is reported once. A `TRACE`
+ * reaches the handler as through `serveNode`; a target Node's `Request` cannot be made of (`OPTIONS *`)
+ * is answered by the bridge (`madeRequest`).
  */
 export function toNodeListener(handler: Handler, options: NodeBridgeOptions = {}): NodeListener {
   const onError = options.onError ?? printError;

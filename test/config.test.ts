@@ -99,9 +99,23 @@ describe("standalone settings", () => {
     for (const env of [{ STORE: "postgres" }, { STORE: "postgres", DATABASE_URL: "mysql://db/pets" }, { STORE: "postgres", DATABASE_URL: "db:5432" }]) {
       const result = readConfig(env, []);
       expect(result.ok ? [] : result.issues).toContain(
-        "STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database",
+        "STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database, with @ : / ? # % in the user or password percent-encoded (%40 %3A %2F %3F %23 %25)",
       );
     }
+  });
+
+  test("a password with / or % written as it is in DATABASE_URL is refused naming the encoding, never quoting it", () => {
+    const issues = (url: string) => {
+      const result = readConfig({ STORE: "postgres", DATABASE_URL: url }, []);
+      return result.ok ? [] : result.issues;
+    };
+    expect(issues("postgres://pets:pa/ss@db:5432/pets")).toEqual([
+      "STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database, with @ : / ? # % in the user or password percent-encoded (%40 %3A %2F %3F %23 %25)",
+    ]);
+    expect(issues("postgres://pets:pa%ss@db:5432/pets")).toEqual([
+      'DATABASE_URL\'s user or password holds a "%" that starts no percent-encoded character: write @ : / ? # % in the user or password percent-encoded (%40 %3A %2F %3F %23 %25)',
+    ]);
+    expect(issues(`postgres://pets:${encodeURIComponent("pa/ss%")}@db:5432/pets`)).toEqual([]);
   });
 
   test("LOG_FORMAT=json writes JSON Lines; LOG=off, or --log off, turns the access log off", () => {

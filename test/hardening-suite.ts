@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import type { Socket } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime, ServerProcess } from "./server-process.ts";
+import { openJsonFileSnapshot } from "../adapters/json-file-store/mod.ts";
 import { keptAliveCreates } from "./kept-alive-load.ts";
 import { openSocket, rawExchange } from "./raw-http.ts";
 import { startServer } from "./server-process.ts";
@@ -44,14 +45,6 @@ const KEEP_ALIVE_ON_HTTP_1_0_WITH_HOST: ReadonlySet<Runtime> = new Set(["bun"]);
 
 /** Runtimes whose server reads the rest of a request body after the service answered 413 with `Connection: close`. */
 const READS_ON_AFTER_413: ReadonlySet<Runtime> = new Set(["deno-serve"]);
-
-/**
- * How many creates a graceful stop under keep-alive load may lose to a reset: one whose client sent
- * it just as the server, having heard nothing from anyone for its quiet time, closed the idle
- * connection (a client stalled that long on a busy machine).
- */
-const LOST_PER_STOP = 3;
-
 
 /**
  * Posts `bytes` of a create body, chunked (then its last chunk, with `last`; else it never ends) or
@@ -98,6 +91,54 @@ async function loggedStatuses(server: ServerProcess, methodAndPath: string, coun
   const statuses = () => [...server.stdout().matchAll(line)].map((match) => Number(match[1]));
   for (let waited = 0; waited < 5000 && statuses().length < count; waited += 20) await Bun.sleep(20);
   return statuses();
+}
+
+/** A raw connection: whether it opened, what it received so far, and whether it closed. */
+function rawConnection(base: string): { readonly socket: Socket; readonly connected: Promise<boolean>; text(): string; closed(): boolean } {
+  const socket = openSocket(base);
+  let text = "";
+  let closed = false;
+  const connected = new Promise<boolean>((resolve) => {
+    socket.once("connect", () => resolve(true));
+    socket.once("error", () => resolve(false));
+  });
+  socket.on("data", (chunk: Buffer) => (text += chunk.toString("latin1")));
+  socket.on("error", () => {});
+  socket.on("close", () => (closed = true));
+  return { socket, connected, text: () => text, closed: () => closed };
+}
+
+/** The whole answers in what a connection received, each with its status and whether it closes the connection. */
+function answers(text: string): { status: number; closes: boolean }[] {
+  const found: { status: number; closes: boolean }[] = [];
+  for (let rest = text; ; ) {
+    const headEnd = rest.indexOf("\r\n\r\n");
+    if (headEnd === -1) return found;
+    const head = rest.slice(0, headEnd);
+    const end = headEnd + 4 + Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    if (rest.length < end) return found;
+    found.push({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(head)?.[1] ?? 0), closes: /\r\nconnection: *close(\r\n|$)/i.test(head) });
+    rest = rest.slice(end);
+  }
+}
+
+/** Waits until `condition` holds, up to `timeoutMs`. */
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  for (const started = Date.now(); !condition(); await Bun.sleep(10)) {
+    if (Date.now() - started > timeoutMs) throw new Error(`Not so within ${timeoutMs} ms: ${condition.toString()}`);
+  }
+}
+
+/** The ids of the pets in a stopped server's data file, in order. */
+async function storedIds(dataFile: string): Promise<number[]> {
+  const snapshot = await openJsonFileSnapshot(dataFile);
+  const ids: number[] = [];
+  try {
+    for await (const { pet } of snapshot.exportPets()) ids.push(pet.id);
+  } finally {
+    await snapshot.close();
+  }
+  return ids.toSorted((a, b) => a - b);
 }
 
 /** Registers the hardening tests for one runtime. */
@@ -391,7 +432,47 @@ export function hardeningSuite(runtime: Runtime): void {
       }
     }, 60_000);
 
-    test(`SIGTERM under keep-alive create load, each client reconnecting at once after every Connection: close until refused, twice: every request read is answered 201 or 503, at most ${LOST_PER_STOP} lost to a reset, exit 0, nothing acknowledged lost`, async () => {
+    test("a server stalled in its graceful stop for longer than its quiet time (SIGSTOP, as a busy machine deschedules it) reads what came in the stall before it stops listening: a request sent then on a kept-alive connection or a new one is answered 503", async () => {
+      const create = (name: string) => {
+        const body = `{"name":"${name}","categoryId":1}`;
+        return `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      };
+      // A stop that ends before the stall begins (a slow test on a busy machine) shows nothing: it is tried again.
+      for (let attempt = 1; ; attempt++) {
+        await using server = await startServer(runtime, { STORE: "memory", API_KEYS: KEY, LOG: "off" });
+        // A create whose body has not come: in flight when the stop begins, it keeps the server listening.
+        const slow = rawConnection(server.url);
+        const slowCreate = create("Slow");
+        await slow.connected;
+        slow.socket.write(slowCreate.slice(0, -5));
+        const kept = rawConnection(server.url);
+        await kept.connected;
+        kept.socket.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
+        await until(() => answers(kept.text()).length === 1);
+        server.signal("SIGTERM");
+        await Bun.sleep(200);
+        slow.socket.write(slowCreate.slice(-5));
+        await until(() => answers(slow.text()).length === 1);
+        // Answered with `Connection: close`: the stop had begun, and the server stops listening once it has heard nothing for its quiet time.
+        const stopping = answers(slow.text())[0]!.closes;
+        server.signal("SIGSTOP");
+        const fresh = rawConnection(server.url);
+        const listening = stopping && (await fresh.connected) && !kept.closed();
+        if (listening) {
+          kept.socket.write(create("Kept"));
+          fresh.socket.write(create("Fresh"));
+        }
+        await Bun.sleep(600);
+        server.signal("SIGCONT");
+        expect(await server.exited).toBe(0);
+        if (!listening && attempt < 3) continue;
+        await until(() => kept.closed() && fresh.closed());
+        expect({ kept: answers(kept.text()).map((answer) => answer.status), fresh: answers(fresh.text()).map((answer) => answer.status) }).toEqual({ kept: [200, 503], fresh: [503] });
+        return;
+      }
+    }, 60_000);
+
+    test("SIGTERM under keep-alive create load, each client reconnecting at once after every Connection: close until refused, twice: every answer is 201 or 503, exit 0, and the pets stored are exactly those acknowledged", async () => {
       for (let round = 0; round < 2; round++) {
         const dataFile = tempDataFile();
         await using server = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY, LOG: "off" });
@@ -401,16 +482,12 @@ export function hardeningSuite(runtime: Runtime): void {
         const code = await server.stop("SIGTERM");
         await load.done;
         const { answered, refused, lost, acknowledged } = load.tally;
-        expect({ code, statuses: [...answered.keys()].sort(), everyClientEnded: refused + lost, lostAtMost: Math.min(lost, LOST_PER_STOP) }).toEqual({ code: 0, statuses: [201, 503], everyClientEnded: 100, lostAtMost: lost });
-        const restarted = await startServer(runtime, { STORE: "file", DATA_FILE: dataFile, API_KEYS: KEY, LOG: "off" });
-        try {
-          // The newest, acknowledged last: the stop was under way for them.
-          const newest = acknowledged.toSorted((a, b) => a - b).slice(-20);
-          const statuses = await Promise.all(newest.map((id) => fetch(`${restarted.url}/pets/${id}`, { headers: AUTH }).then((response) => response.status)));
-          expect(statuses).toEqual(Array(20).fill(200));
-        } finally {
-          await restarted.stop("SIGKILL");
-        }
+        // A request lost to a reset is not counted: a client stalled past the quiet time on a busy machine
+        // sends on a connection the server is closing (RFC 9112 §9.6), and the server never read it. One the
+        // server read and stored unanswered would be stored and not acknowledged; one it read in a stall is
+        // the test above's.
+        expect({ code, statuses: [...answered.keys()].sort(), everyClientEnded: refused + lost }).toEqual({ code: 0, statuses: [201, 503], everyClientEnded: 100 });
+        expect(await storedIds(dataFile)).toEqual(acknowledged.toSorted((a, b) => a - b));
       }
     }, 60_000);
   });

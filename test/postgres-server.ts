@@ -9,7 +9,7 @@
  * reach the binaries (a checkout in root's home or in a `mktemp -d` folder, mode 700), they are
  * copied into the server's own temp folder, which `nobody` owns.
  */
-import { chownSync, existsSync, mkdtempSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { createRequire } from "node:module";
 import { tmpdir, userInfo } from "node:os";
@@ -24,7 +24,15 @@ export interface PostgresServer {
    * again on the same port and data whatever `body` does; a start that fails leaves no server behind.
    */
   whileStopped<T>(body: () => Promise<T>): Promise<T>;
+  /**
+   * A new, empty database owned by a new role that must give `password` (checked with SCRAM, where
+   * every other role is trusted): the parts of its URL but the password.
+   */
+  createDatabaseWithPassword(password: string): Promise<{ readonly user: string; readonly host: string; readonly database: string }>;
 }
+
+/** The roles whose password the server checks (`createDatabaseWithPassword`); pg_hba.conf's first line names them. */
+const PASSWORD_ROLES = "password_roles";
 
 /** How long `pg_ctl` may wait for the server to start or stop: generous, for a machine under load. */
 const PG_CTL_SECONDS = "90";
@@ -53,6 +61,9 @@ async function startPostgres(): Promise<PostgresServer> {
   };
   const data = join(folder, "data");
   await run("initdb", "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync", "--no-instructions");
+  // The first line that matches counts: the password roles' before initdb's trust for everyone.
+  const hba = join(data, "pg_hba.conf");
+  writeFileSync(hba, `host all +${PASSWORD_ROLES} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
   const port = await freePort();
   const options = `-p ${port} -k ${folder} -c listen_addresses=127.0.0.1 -c max_connections=300`;
   const start = async () => {
@@ -70,11 +81,18 @@ async function startPostgres(): Promise<PostgresServer> {
 
   let databases = 0;
   const admin = new Bun.SQL(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1 });
+  await admin.unsafe(`create role ${PASSWORD_ROLES} nologin`);
   return {
     async createDatabase() {
       const name = `test_${process.pid}_${++databases}`;
       await admin.unsafe(`create database ${name}`);
       return `postgres://postgres@127.0.0.1:${port}/${name}`;
+    },
+    async createDatabaseWithPassword(password) {
+      const name = `test_${process.pid}_${++databases}`;
+      await admin.unsafe(`create role ${name} login password '${password.replaceAll("'", "''")}' in role ${PASSWORD_ROLES}`);
+      await admin.unsafe(`create database ${name} owner ${name}`);
+      return { user: name, host: `127.0.0.1:${port}`, database: name };
     },
     async whileStopped(body) {
       await stop();

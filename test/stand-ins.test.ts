@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { useEveryMember } from "./fixtures/headers-members.ts";
 import { FETCH_DEFAULTS, useEveryMember as useEveryRequestMember, useRequest } from "./fixtures/request-members.ts";
 import { StandInAnswer, standInRequest } from "./fixtures/node-stand-ins.ts";
+import { FastResponse } from "../adapters/node.ts";
 
 /** The in-process suites that go through `helpers.ts`, and so through the stand-ins when asked to. */
 const SUITES = ["auth", "create-pet", "get-pet", "list-pets", "routing", "etag", "idempotency", "public-origin", "route-headers", "access-log", "health"];
@@ -27,6 +28,12 @@ test("the lazy request's headers answer every Headers member as a real Headers o
   const real = new Headers(lines);
   real.set("host", "pets.test");
   expect(useEveryMember(request.headers)).toEqual(useEveryMember(real));
+});
+
+test("the lazy request's headers given to a FastResponse as its headers are its headers, as a real Headers would be", async () => {
+  const request = await standInRequest("http://pets.test/v1/pets", { headers: [["X-Echo", "a"]] });
+  const answer = new FastResponse("echoed", { headers: request.headers });
+  expect([answer.headers.get("x-echo"), answer.toNodeParts()?.headers["x-echo"]]).toEqual(["a", "a"]);
 });
 
 /** A create's body, with a `Content-Length` or as a stream (chunked). */

@@ -3,12 +3,13 @@
  * Private to the Node adapter: a `Request` of a method the Fetch API forbids (`TRACE`, and `CONNECT`
  * and `TRACK` where a parser lets them through), which Node's and Deno's `Request` refuse to be made
  * with although `node:http` hands such requests to its listener. The lazy request's `clone()` gives
- * one, so a wrap that clones every request gets a `TRACE` as it does on Bun (whose `Request` takes any
- * method), and the app answers it 405 there as everywhere.
+ * one, and so does `toNodeListener` for the request it hands its handler, so a wrap that clones every
+ * request, or a host that mounts the bridge, gets a `TRACE` as on Bun (whose `Request` takes any method),
+ * and the app answers it 405 there as everywhere.
  */
 
 /** The methods the Fetch API makes no `Request` with. */
-export const FORBIDDEN_METHOD: RegExp = /^(?:CONNECT|TRACE|TRACK)$/i;
+const FORBIDDEN_METHOD = /^(?:CONNECT|TRACE|TRACK)$/i;
 
 /** A real `Request` of `url` and `init`, also when its method is one the Fetch API forbids. */
 export function requestOfAnyMethod(url: string, init: RequestInit): Request {

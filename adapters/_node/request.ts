@@ -20,7 +20,7 @@ import { _lastSoundHostCheck } from "../../src/_internal/_host.ts";
 import { urlHost } from "../_serve.ts";
 import type { BodyStream } from "./request-body.ts";
 import { hasBody, incomingStream, readWhole, spentStream, watchedStream } from "./request-body.ts";
-import { FORBIDDEN_METHOD, requestOfAnyMethod } from "./forbidden-method.ts";
+import { requestOfAnyMethod } from "./forbidden-method.ts";
 import { NodeRequestHeaders } from "./request-headers.ts";
 import { NativeResponse } from "./response.ts";
 
@@ -269,29 +269,23 @@ function leaveSignal(outgoing: ServerResponse): AbortSignal {
 }
 
 /**
- * `fetchRequest`, or the answer to a request Node's `Request` refuses to be made of, which Bun and
- * Deno hand their handler: a method the Fetch API forbids (`CONNECT`, `TRACE`, `TRACK`) is answered
- * 501, another refusal (a target that is no URL, `OPTIONS *`) 400. Thrown in the listener, it ended
- * the host's process.
+ * `fetchRequest`, or the answer to a request Node's `Request` refuses to be made of, which Bun and Deno
+ * hand their handler: a target that is no URL (`OPTIONS *`) is answered 400. Thrown in the listener, it
+ * ended the host's process.
  */
 export function madeRequest(incoming: IncomingMessage, outgoing: ServerResponse, readBody?: Uint8Array | string): Refusable<Request, Response> {
   try {
     return { ok: true, value: fetchRequest(incoming, outgoing, readBody) };
   } catch {
-    const action = `Cannot ${incoming.method} ${incoming.url}`;
-    return {
-      ok: false,
-      refusal: FORBIDDEN_METHOD.test(incoming.method ?? "")
-        ? errorResponse("not_implemented", `${action}: the method is not supported`)
-        : errorResponse("invalid_request", `${action}: the request target is not a URL`),
-    };
+    return { ok: false, refusal: errorResponse("invalid_request", `Cannot ${incoming.method} ${incoming.url}: the request target is not a URL`) };
   }
 }
 
 /**
  * A real `Request`, whose signal aborts when the client goes away before the answer is sent. Its
  * body is read from Node's stream, or is `readBody`, what a host's parser left of a body it read
- * first (see `host-body.ts`), with a `Content-Length` of its own.
+ * first (see `host-body.ts`), with a `Content-Length` of its own. A `TRACE`, which Node's `Request`
+ * refuses, is one too (`forbidden-method.ts`): the handler answers it, as `serveNode`'s does.
  */
 function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse, readBody?: Uint8Array | string): Request {
   const headers = headerPairs(incoming);
@@ -304,7 +298,7 @@ function fetchRequest(incoming: IncomingMessage, outgoing: ServerResponse, readB
     init.body = incomingStream(incoming);
     init.duplex = "half";
   }
-  return new Request(absoluteUrl(incoming), init);
+  return requestOfAnyMethod(absoluteUrl(incoming), init);
 }
 
 // The last Host found sound, as the app remembers its own (`_lastSoundHostCheck`).

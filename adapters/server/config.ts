@@ -88,9 +88,8 @@ export function readConfig(env: Env, args: readonly string[], fromFiles: Readonl
   const store = setting("STORE") ?? "";
   if (!isStoreName(store)) problems.push(`STORE must be ${orList(STORE_NAMES)}, got "${store}"`);
   const databaseUrl = store === "postgres" ? setting("DATABASE_URL") ?? "" : "";
-  if (store === "postgres" && !isPostgresUrl(databaseUrl)) {
-    problems.push("STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database");
-  }
+  const urlProblem = store === "postgres" ? postgresUrlProblem(databaseUrl) : undefined;
+  if (urlProblem !== undefined) problems.push(urlProblem);
   const configuredKeys = keyed ? (setting("API_KEYS") ?? "").split(",").map((key) => key.trim()).filter((key) => key !== "") : [];
   if (!configuredKeys.every(isBearerToken)) {
     problems.push("API_KEYS must be comma-separated bearer tokens (letters, digits and -._~+/ only)");
@@ -162,8 +161,26 @@ function commandLineSecrets(args: readonly string[]): string[] {
   return [...new Set(args.map((arg) => arg.split("=", 1)[0]!).filter((flag) => flags.has(flag)))];
 }
 
-function isPostgresUrl(text: string): boolean {
-  return URL.canParse(text) && ["postgres:", "postgresql:"].includes(new URL(text).protocol);
+/** How a user or password with a URL's own characters is written in one, for the messages below. */
+const ENCODED = "@ : / ? # % in the user or password percent-encoded (%40 %3A %2F %3F %23 %25)";
+
+/**
+ * Why `text` is no `DATABASE_URL`, or `undefined`; never quoting it, which holds the password. A password
+ * with `/`, `?` or `#` written as it is ends the URL's host early, and one with a `%` that starts no
+ * encoded byte was refused by the clients as a bare "URI malformed".
+ */
+function postgresUrlProblem(text: string): string | undefined {
+  if (!URL.canParse(text) || !["postgres:", "postgresql:"].includes(new URL(text).protocol)) {
+    return `STORE=postgres needs DATABASE_URL, a URL such as postgres://user:password@host:5432/database, with ${ENCODED}`;
+  }
+  const { username, password } = new URL(text);
+  try {
+    decodeURIComponent(username);
+    decodeURIComponent(password);
+    return undefined;
+  } catch {
+    return `DATABASE_URL's user or password holds a "%" that starts no percent-encoded character: write ${ENCODED}`;
+  }
 }
 
 function flagSettings(args: readonly string[], problems: string[]): Record<string, string> {
