@@ -88,8 +88,8 @@ describe("the HTTP benchmark's tables", () => {
       runs: (_runtime, scenario, kind) => (kind === "project" && scenario === "sold-1k" ? [{ rps: 1, p50: 2, p99: 3, rssMiB: 1 }]
         : kind === "project-file" && scenario === "sold-1M" ? [{ rps: 1, p50: p50Million, p99: 3, rssMiB: 1 }] : undefined),
     });
-    expect(rowOf(goalTable(sold(2.6)), "Sold list p50, 1,000,000 ÷ 1,000 pets (≤ 1.2)")).toEqual(["1.30", "1.30", "1.30"]);
-    expect(rowOf(goalTable(sold(2.2)), "Sold list p50, 1,000,000 ÷ 1,000 pets (≤ 1.2)")).toEqual(["**1.10**", "**1.10**", "**1.10**"]);
+    expect(rowOf(goalTable(sold(2.6)), "Sold list p50, 1,000,000 ÷ 1,000 pets (≤ 1.2, held since issue 13)")).toEqual(["1.30", "1.30", "1.30"]);
+    expect(rowOf(goalTable(sold(2.2)), "Sold list p50, 1,000,000 ÷ 1,000 pets (≤ 1.2, held since issue 13)")).toEqual(["**1.10**", "**1.10**", "**1.10**"]);
   });
 
   test("the page's generated block says when the run was made, beside the goals and every runtime's table", () => {
