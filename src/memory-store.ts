@@ -4,7 +4,7 @@
  */
 import type { NewPet } from "./pet.ts";
 import type { PageQuery, PetStore } from "./store.ts";
-import { _readNow, createPetTable, importIntoTable } from "./_internal/stores.ts";
+import { _methodNow, createPetTable, importIntoTable } from "./_internal/stores.ts";
 
 /** Options of the memory store. */
 export interface MemoryStoreOptions {
@@ -17,7 +17,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
   const table = createPetTable(options.maxIdempotencyKeys);
   return {
     // A create, like each read, also answers now, for the core (`_answerNow`, bench/RESULTS.md, issue 53).
-    create: _readNow((pet: NewPet) => {
+    create: _methodNow((pet: NewPet) => {
       const stored = table.number(pet);
       table.add(stored);
       return stored;
@@ -30,8 +30,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): PetStore {
       table.add(stored, { ...key, at });
       return { pet: stored, replayed: false };
     },
-    get: _readNow((id: number) => table.get(id)),
-    list: _readNow((query: PageQuery) => table.list(query)),
+    get: _methodNow((id: number) => table.get(id)),
+    list: _methodNow((query: PageQuery) => table.list(query)),
     exportPets: () => table.exportPets(({ client, key, at }) => ({ client, key, at })),
     importPets: (pets, options = {}) => importIntoTable(table, pets, options),
     health: async () => ({ ok: true }),

@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import type { App, PetStore, Wrap } from "../src/mod.ts";
 import { createMemoryStore, setHeaders, StoreUnavailableError, wrapStore } from "../src/mod.ts";
 import { _answerNowOf } from "../src/_internal/_answer-now.ts";
-import { _readNow } from "../src/_internal/stores.ts";
+import { _methodNow } from "../src/_internal/stores.ts";
 import { createAccessLog } from "../adapters/server/access-log.ts";
 import { createDraining } from "../adapters/_draining.ts";
 import { openJsonFileStore } from "../adapters/json-file-store/mod.ts";
@@ -123,7 +123,7 @@ describe("an answer now", () => {
       ["throws before its promise", () => {
         throw failure;
       }],
-      ["throws now (the device)", _readNow(() => {
+      ["throws now (the device)", _methodNow(() => {
         throw failure;
       })],
     ];
@@ -142,7 +142,7 @@ describe("an answer now", () => {
 
   test("a store that cannot serve now answers 503 whether its read throws now or rejects", async () => {
     const unavailable = new StoreUnavailableError("the disk failed");
-    const now = testApp({ store: { ...createMemoryStore(), list: _readNow(() => { throw unavailable; }) } });
+    const now = testApp({ store: { ...createMemoryStore(), list: _methodNow(() => { throw unavailable; }) } });
     const later = testApp({ store: { ...createMemoryStore(), list: () => Promise.reject(unavailable) } });
     const [a, b] = [await now.fetch(request("/v1/pets")), await later.fetch(request("/v1/pets"))];
     expect(a.status).toBe(503);
@@ -205,7 +205,7 @@ describe("a create whose store creates now", () => {
     for (const failure of [new Error("disk gone"), new StoreUnavailableError("the disk failed")]) {
       const answers: [number, [string, string][], string][] = [];
       const reports: unknown[][] = [];
-      for (const create of [_readNow(() => { throw failure; }), () => Promise.reject(failure)]) {
+      for (const create of [_methodNow(() => { throw failure; }), () => Promise.reject(failure)]) {
         const reported: unknown[] = [];
         const app = testApp({ store: { ...createMemoryStore(), create }, onError: (error) => reported.push(error) });
         answers.push(await partsOf(await app.fetch(createRequest('{"name":"Ada","categoryId":3}'))));

@@ -15,7 +15,7 @@ import type { SamplerName } from "../adapters/server/trace-settings.ts";
 import { createApp, createMemoryStore, StoreUnavailableError } from "../src/mod.ts";
 import { tracing } from "../src/tracing/mod.ts";
 import { _answerNowOf, _appAnsweringNow } from "../src/_internal/_answer-now.ts";
-import { _readNow } from "../src/_internal/stores.ts";
+import { _methodNow } from "../src/_internal/stores.ts";
 import { createSpanRecorder, hexOf } from "../adapters/server/_span-recorder.ts";
 import { createAccessLog } from "../adapters/server/access-log.ts";
 import { AUTH, createPets, KEY } from "./helpers.ts";
@@ -123,7 +123,7 @@ describe("a traced answer now, with the server's recorder", () => {
   for (const [error, status] of [[new Error("disk gone"), 500], [new StoreUnavailableError("the disk failed"), 503]] as const) {
     test(`a read that throws now (${error.name}) answers the same ${status}, with the same spans and report, as one that rejects`, async () => {
       const answers = [];
-      for (const read of [_readNow(() => { throw error; }), () => Promise.reject(error)]) {
+      for (const read of [_methodNow(() => { throw error; }), () => Promise.reject(error)]) {
         const traced = serverTraced({ ...createMemoryStore(), get: read, list: read });
         const now: boolean[] = [];
         const statuses: number[] = [];

@@ -30,7 +30,7 @@ import { open } from "node:fs/promises";
 import type { IdempotencyKey, ImportOptions, ImportSummary, KeyedCreate, MovedPet, NewPet, PageQuery, Pet, PetStore, StoreHealth } from "../../src/mod.ts";
 import { IDEMPOTENCY_KEY_TTL_MS, MAX_EXACT_INTEGER, StoreUnavailableError } from "../../src/mod.ts";
 import type { PetTable } from "../../src/_internal/stores.ts";
-import { _readNow, createPetTable, idsUsedUp } from "../../src/_internal/stores.ts";
+import { _methodNow, createPetTable, idsUsedUp } from "../../src/_internal/stores.ts";
 import { commitImport, importSteps, writeImport } from "./_import.ts";
 import type { ClientSecret } from "./_client-secret.ts";
 import type { FileLock } from "./_file-lock.ts";
@@ -296,8 +296,8 @@ function journalStore({ path, file, opened, lock, logger, secret, observer }: Jo
     exportPets: () => table.exportPets(({ client, key, at }) => ({ clientMac: client, key, at })),
     importPets,
     // The pets are in memory: each read also answers now, for the core (`_answerNow`, bench/RESULTS.md, issue 53).
-    get: _readNow((id: number) => table.get(id)),
-    list: _readNow((query: PageQuery) => table.list(query)),
+    get: _methodNow((id: number) => table.get(id)),
+    list: _methodNow((query: PageQuery) => table.list(query)),
     async health() {
       if (closed && failure === undefined) return { ok: false, reason: "the store is closed" };
       return await stillWritable();

@@ -50,11 +50,11 @@ export function _then<T, R>(value: T | Promise<T>, next: (value: T) => R): R | P
 }
 
 /**
- * `read` as a store method: the promise `PetStore` asks for, carrying `read` itself as `_now` (the memory
- * and JSON-file stores keep their pets in memory; the memory store's creates wait for nothing either).
+ * `work` as a store method: the promise `PetStore` asks for, carrying `work` itself as `_now` (the memory
+ * and JSON-file stores read from memory; the memory store's creates wait for nothing either).
  */
-export function _readNow<Args extends unknown[], T>(read: (...args: Args) => T): (...args: Args) => Promise<T> {
-  return Object.assign(async (...args: Args) => read(...args), { _now: read });
+export function _methodNow<Args extends unknown[], T>(work: (...args: Args) => T): (...args: Args) => Promise<T> {
+  return Object.assign(async (...args: Args) => work(...args), { _now: work });
 }
 
 /** `wrapped`, a wrapper's store method, carrying as `_now` the read `method` carries now run through `around`; `wrapped` alone when `method` carries none. */

@@ -11,4 +11,4 @@ export type { KeyAt, PetTable } from "./_pet-table.ts";
 export { createPetTable, importIntoTable } from "./_pet-table.ts";
 export { importSummary, refuseUnlessAbove, refuseUnlessEmpty } from "./_import-rules.ts";
 export { idsUsedUp } from "./_pet-index.ts";
-export { _readNow } from "./_answer-now.ts";
+export { _methodNow } from "./_answer-now.ts";
