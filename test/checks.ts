@@ -47,14 +47,14 @@ export function createChecks(name: string): Checks {
   };
 }
 
-/** Waits until `find` returns a value (a throw counts as not yet), at most `timeoutMs`; throws naming what was awaited. */
-export async function waitFor<T>(what: string, find: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+/** Waits until `find` returns a value (a throw counts as not yet), looking every `pollMs`, at most `timeoutMs`; throws naming what was awaited. */
+export async function waitFor<T>(what: string, find: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000, pollMs = 250): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const found = await Promise.resolve().then(find).catch(() => undefined);
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 

@@ -9,6 +9,7 @@ import type { Socket } from "node:net";
 import type { Pet } from "../src/mod.ts";
 import type { Runtime, ServerProcess } from "./server-process.ts";
 import { openJsonFileSnapshot } from "../adapters/json-file-store/mod.ts";
+import { waitFor } from "./checks.ts";
 import { keptAliveCreates } from "./kept-alive-load.ts";
 import { openSocket, rawExchange } from "./raw-http.ts";
 import { startServer } from "./server-process.ts";
@@ -122,11 +123,9 @@ function answers(text: string): { status: number; closes: boolean }[] {
   }
 }
 
-/** Waits until `condition` holds, up to `timeoutMs`. */
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  for (const started = Date.now(); !condition(); await Bun.sleep(10)) {
-    if (Date.now() - started > timeoutMs) throw new Error(`Not so within ${timeoutMs} ms: ${condition.toString()}`);
-  }
+/** Waits until `condition` holds, up to 10 s, looking often: the stall test has a quarter second to act in. */
+function until(what: string, condition: () => boolean): Promise<true> {
+  return waitFor(what, () => condition() || undefined, 10_000, 10);
 }
 
 /** The ids of the pets in a stopped server's data file, in order. */
@@ -448,11 +447,11 @@ export function hardeningSuite(runtime: Runtime): void {
         const kept = rawConnection(server.url);
         await kept.connected;
         kept.socket.write(`GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEY}\r\n\r\n`);
-        await until(() => answers(kept.text()).length === 1);
+        await until("the kept connection's first answer", () => answers(kept.text()).length === 1);
         server.signal("SIGTERM");
         await Bun.sleep(200);
         slow.socket.write(slowCreate.slice(-5));
-        await until(() => answers(slow.text()).length === 1);
+        await until("the slow create's answer", () => answers(slow.text()).length === 1);
         // Answered with `Connection: close`: the stop had begun, and the server stops listening once it has heard nothing for its quiet time.
         const stopping = answers(slow.text())[0]!.closes;
         server.signal("SIGSTOP");
@@ -466,7 +465,7 @@ export function hardeningSuite(runtime: Runtime): void {
         server.signal("SIGCONT");
         expect(await server.exited).toBe(0);
         if (!listening && attempt < 3) continue;
-        await until(() => kept.closed() && fresh.closed());
+        await until("both connections closed", () => kept.closed() && fresh.closed());
         expect({ kept: answers(kept.text()).map((answer) => answer.status), fresh: answers(fresh.text()).map((answer) => answer.status) }).toEqual({ kept: [200, 503], fresh: [503] });
         return;
       }
